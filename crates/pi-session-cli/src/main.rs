@@ -1,0 +1,259 @@
+//! `pi-session`: the command-line face of the core. `--json` output is a stable contract.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use pi_session::diag::Severity;
+use pi_session::forks::{fork_graph, ForkStatus};
+use pi_session::scan::resolve_root;
+use pi_session::summary::{list, SessionSummary};
+use pi_session::view::{ContextJson, TreeJson};
+use pi_session::{Error, Leaf, Session};
+use serde::Serialize;
+
+#[derive(Parser)]
+#[command(name = "pi-session", version, about = "List, inspect, check and steer pi coding-agent sessions", long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Args, Clone)]
+struct RootArg {
+    /// Sessions root (default: $PI_CODING_AGENT_SESSION_DIR, $PI_CODING_AGENT_DIR/sessions, ~/.pi/agent/sessions)
+    #[arg(long, value_name = "DIR")]
+    sessions_dir: Option<PathBuf>,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// List the sessions under the root
+    List {
+        #[command(flatten)]
+        root: RootArg,
+        /// Print JSON
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show a session's tree: roots, children in pi's order, labels, active path
+    Tree {
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show the context the LLM sees at a node (pi's buildSessionContext)
+    Context {
+        file: PathBuf,
+        /// Entry id, or `null` for before the first entry (default: the session's leaf)
+        #[arg(long, value_name = "ID|null")]
+        leaf: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show the fork graph across sessions (parentSession links and fork points)
+    Forks {
+        #[command(flatten)]
+        root: RootArg,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Report damage in a file or every file under a root; exit 1 when any finding is an error
+    Check {
+        /// A session file or a folder (default: the sessions root)
+        path: Option<PathBuf>,
+        #[command(flatten)]
+        root: RootArg,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli.cmd) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("pi-session: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn print_json<T: Serialize>(v: &T) -> Result<(), Error> {
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer(&mut out, v).map_err(|e| Error::Invalid(e.to_string()))?;
+    use std::io::Write;
+    let _ = writeln!(out);
+    Ok(())
+}
+
+fn run(cmd: Cmd) -> Result<ExitCode, Error> {
+    match cmd {
+        Cmd::List { root, json } => {
+            let root = resolve_root(root.sessions_dir.as_deref()).path;
+            let l = list(&root);
+            if json {
+                print_json(&l)?;
+            } else {
+                println!("{} sessions under {}", l.sessions.len(), root.display());
+                for s in &l.sessions {
+                    println!("{}", summary_line(s));
+                }
+                for o in &l.other {
+                    println!("  ! {}: {}", o.path.display(), o.diagnostic.message);
+                }
+            }
+        }
+        Cmd::Tree { file, json } => {
+            let s = Session::open(&file)?;
+            if json {
+                print_json(&TreeJson::of(&s))?;
+            } else {
+                print!("{}", pi_session::view::ascii_tree(&s));
+                print_diags(&s.diagnostics());
+            }
+        }
+        Cmd::Context { file, leaf, json } => {
+            let s = Session::open(&file)?;
+            let req = leaf.as_deref().map(|l| if l == "null" { None } else { Some(l) });
+            let leaf = s.resolve_leaf(req)?;
+            let c = ContextJson::of(&s, leaf)?;
+            if json {
+                print_json(&c)?;
+            } else {
+                print_context(&s, leaf, &c);
+            }
+        }
+        Cmd::Forks { root, json } => {
+            let root = resolve_root(root.sessions_dir.as_deref()).path;
+            let l = list(&root);
+            let mut cache: std::collections::HashMap<PathBuf, Option<std::sync::Arc<Session>>> = Default::default();
+            let forks = fork_graph(&root, &l.sessions, |p| cache.entry(p.to_path_buf()).or_insert_with(|| Session::open(p).ok().map(std::sync::Arc::new)).clone());
+            if json {
+                #[derive(Serialize)]
+                struct Out<'a> {
+                    sessions: &'a [pi_session::forks::ForkInfo],
+                }
+                print_json(&Out { sessions: &forks })?;
+            } else {
+                for f in forks.iter().filter(|f| f.parent_session.is_some()) {
+                    let status = match f.status {
+                        ForkStatus::Ok => "",
+                        ForkStatus::ParentMissing => "  [parent missing]",
+                        ForkStatus::Cycle => "  [cycle]",
+                    };
+                    println!(
+                        "{} <- {} at {}{}",
+                        f.parent_path.as_deref().map(|p| p.display().to_string()).unwrap_or_default(),
+                        f.path.display(),
+                        f.fork_point_id.as_deref().unwrap_or("?"),
+                        status
+                    );
+                }
+            }
+        }
+        Cmd::Check { path, root, json } => {
+            let target = path.unwrap_or_else(|| resolve_root(root.sessions_dir.as_deref()).path);
+            let report = check(&target)?;
+            if json {
+                print_json(&report)?;
+            } else {
+                for f in &report.files {
+                    if f.diagnostics.is_empty() {
+                        continue;
+                    }
+                    println!("{}", f.path.display());
+                    print_diags(&f.diagnostics);
+                }
+                println!("{} files, {} errors, {} warnings", report.files.len(), report.errors, report.warnings);
+            }
+            if report.errors > 0 {
+                return Ok(ExitCode::from(1));
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Serialize)]
+struct FileReport {
+    path: PathBuf,
+    diagnostics: Vec<pi_session::Diagnostic>,
+}
+
+#[derive(Serialize)]
+struct CheckReport {
+    files: Vec<FileReport>,
+    errors: usize,
+    warnings: usize,
+}
+
+fn check(target: &Path) -> Result<CheckReport, Error> {
+    let meta = std::fs::metadata(target).map_err(|e| Error::io(target, e))?;
+    let mut files = Vec::new();
+    if meta.is_dir() {
+        let l = list(target);
+        for s in l.sessions {
+            files.push(FileReport { path: s.path, diagnostics: s.diagnostics });
+        }
+        for o in l.other {
+            files.push(FileReport { path: o.path, diagnostics: vec![o.diagnostic] });
+        }
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+    } else {
+        let s = Session::open(target)?;
+        files.push(FileReport { path: target.to_path_buf(), diagnostics: s.diagnostics() });
+    }
+    let count = |sev| files.iter().flat_map(|f| &f.diagnostics).filter(|d| d.severity == sev).count();
+    let (errors, warnings) = (count(Severity::Error), count(Severity::Warning));
+    Ok(CheckReport { files, errors, warnings })
+}
+
+fn summary_line(s: &SessionSummary) -> String {
+    let title = s.name.clone().or_else(|| s.first_user_message.clone()).unwrap_or_else(|| "(no messages)".into());
+    let title = pi_session::view::fold(&title, 60);
+    let flag = if s.has_errors() { " !" } else { "" };
+    format!(
+        "  {}  {:>6} entries  {}  {}{}\n      {}",
+        s.timestamp.as_deref().unwrap_or("?"),
+        s.entry_count,
+        s.cwd.as_deref().unwrap_or("?"),
+        title,
+        flag,
+        s.path.display()
+    )
+}
+
+fn print_diags(d: &[pi_session::Diagnostic]) {
+    for d in d {
+        let line = d.line.map(|l| format!("line {l}: ")).unwrap_or_default();
+        println!("  {:?} {}: {}{}", d.severity, d.kind, line, d.message);
+    }
+}
+
+fn print_context(s: &Session, leaf: Leaf, c: &ContextJson) {
+    let at = match leaf {
+        Leaf::Null => "before the first entry".to_string(),
+        Leaf::Entry(i) => format!("entry {}", s.id_of(i)),
+    };
+    let model = c.model.as_ref().map(|m| format!("{}/{}", m.provider.as_deref().unwrap_or("?"), m.model_id.as_deref().unwrap_or("?")));
+    println!(
+        "context at {at}: {} messages, model {}, thinking {}",
+        c.messages.len(),
+        model.as_deref().unwrap_or("none"),
+        c.thinking_level.as_deref().unwrap_or("?")
+    );
+    for (m, id) in c.messages.iter().zip(&c.entry_ids) {
+        let v: serde_json::Value = serde_json::from_str(m.get()).unwrap_or_default();
+        let role = v.get("role").and_then(|r| r.as_str()).unwrap_or("?").to_string();
+        let text = match role.as_str() {
+            "compactionSummary" | "branchSummary" => v.get("summary").and_then(|s| s.as_str()).unwrap_or("").to_string(),
+            _ => v.get("content").map(pi_session::view::content_text).unwrap_or_default(),
+        };
+        println!("  {id:>10}  {role:<18} {}", pi_session::view::fold(&text, 90));
+    }
+    if !c.hidden_entry_ids.is_empty() {
+        println!("  hidden by compaction: {} entries", c.hidden_entry_ids.len());
+    }
+}

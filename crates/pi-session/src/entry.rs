@@ -1,0 +1,352 @@
+//! The per-line skeleton: what the index keeps of each entry line (never its body).
+
+use compact_str::CompactString;
+use serde::Serialize;
+
+use crate::json::{js_date_ms, js_trim, LineFields, Loose, MessageFields};
+
+pub type Id = CompactString;
+
+/// Entry types of SEMANTICS.md §2. Unknown types keep their name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kind {
+    Message,
+    ThinkingLevelChange,
+    ModelChange,
+    Compaction,
+    BranchSummary,
+    Custom,
+    CustomMessage,
+    Label,
+    SessionInfo,
+    Leaf,
+    Other(CompactString),
+}
+
+impl Kind {
+    pub fn parse(s: &str) -> Kind {
+        match s {
+            "message" => Kind::Message,
+            "thinking_level_change" => Kind::ThinkingLevelChange,
+            "model_change" => Kind::ModelChange,
+            "compaction" => Kind::Compaction,
+            "branch_summary" => Kind::BranchSummary,
+            "custom" => Kind::Custom,
+            "custom_message" => Kind::CustomMessage,
+            "label" => Kind::Label,
+            "session_info" => Kind::SessionInfo,
+            "leaf" => Kind::Leaf,
+            other => Kind::Other(other.into()),
+        }
+    }
+    pub fn as_str(&self) -> &str {
+        match self {
+            Kind::Message => "message",
+            Kind::ThinkingLevelChange => "thinking_level_change",
+            Kind::ModelChange => "model_change",
+            Kind::Compaction => "compaction",
+            Kind::BranchSummary => "branch_summary",
+            Kind::Custom => "custom",
+            Kind::CustomMessage => "custom_message",
+            Kind::Label => "label",
+            Kind::SessionInfo => "session_info",
+            Kind::Leaf => "leaf",
+            Kind::Other(s) => s,
+        }
+    }
+    /// Lines that only move pointers or names: drawn transparent in the default graph.
+    pub fn is_bookkeeping(&self) -> bool {
+        matches!(self, Kind::Label | Kind::Leaf | Kind::SessionInfo)
+    }
+}
+
+impl Serialize for Kind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// Message roles (`message.role`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Role {
+    User,
+    Assistant,
+    ToolResult,
+    BashExecution,
+    Custom,
+    /// v2 files only; migrated to `custom`.
+    HookMessage,
+    Other(CompactString),
+    /// No `role` string, or no `message` object.
+    None,
+}
+
+impl Role {
+    fn from_loose(l: Option<Loose<'_>>) -> Role {
+        match l.as_ref().and_then(|l| l.as_str()) {
+            Some("user") => Role::User,
+            Some("assistant") => Role::Assistant,
+            Some("toolResult") => Role::ToolResult,
+            Some("bashExecution") => Role::BashExecution,
+            Some("custom") => Role::Custom,
+            Some("hookMessage") => Role::HookMessage,
+            Some(o) => Role::Other(o.into()),
+            None => Role::None,
+        }
+    }
+    pub fn as_str(&self) -> Option<&str> {
+        Some(match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::ToolResult => "toolResult",
+            Role::BashExecution => "bashExecution",
+            Role::Custom => "custom",
+            Role::HookMessage => "hookMessage",
+            Role::Other(s) => s,
+            Role::None => return None,
+        })
+    }
+}
+
+/// `parentId` as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Parent {
+    /// `"parentId": null` (a root).
+    Null,
+    /// No `parentId` key.
+    Missing,
+    Id(Id),
+    /// A value that is neither a string nor null.
+    Invalid,
+}
+
+impl Parent {
+    pub fn id(&self) -> Option<&Id> {
+        match self {
+            Parent::Id(id) => Some(id),
+            _ => None,
+        }
+    }
+}
+
+/// Token usage of an assistant message (`message.usage`), as far as the UI sums it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct Usage {
+    pub input: f64,
+    pub output: f64,
+    pub cache_read: f64,
+    pub cache_write: f64,
+    pub total_tokens: f64,
+    pub cost: f64,
+}
+
+/// The type-specific fields indexing needs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Detail {
+    None,
+    Message {
+        role: Role,
+        /// `message.timestamp` (ms) when it is a number.
+        msg_ts: Option<f64>,
+        provider: Option<CompactString>,
+        model: Option<CompactString>,
+        stop_reason: Option<CompactString>,
+        usage: Option<Box<Usage>>,
+        tool_name: Option<CompactString>,
+        is_error: bool,
+    },
+    ThinkingLevel(Option<CompactString>),
+    ModelChange { provider: Option<CompactString>, model_id: Option<CompactString> },
+    Compaction {
+        first_kept: Option<Id>,
+        /// v1 files: index into the parsed objects (header = 0).
+        first_kept_index: Option<i64>,
+        /// Number of `retainedTail` messages (newer harness), when the key holds an array.
+        retained_tail: Option<u32>,
+    },
+    BranchSummary { from_id: Option<Id>, summary_truthy: bool },
+    Label { target: Option<Id>, label: Option<String> },
+    SessionInfo { name: Option<String> },
+    /// `targetId`: `None` when null (navigate to before the first entry).
+    Leaf { target: Option<Id>, target_valid: bool },
+    CustomMessage { custom_type: Option<CompactString> },
+    Custom { custom_type: Option<CompactString> },
+}
+
+/// One entry line of a session file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// 1-based line number in the file.
+    pub line: u32,
+    /// Byte offset of the line's first byte.
+    pub offset: u64,
+    /// Length in bytes without the line terminator.
+    pub len: u32,
+    pub kind: Kind,
+    pub id: Option<Id>,
+    pub parent: Parent,
+    /// `new Date(timestamp).getTime()`; NaN when invalid.
+    pub ts: f64,
+    pub detail: Detail,
+}
+
+impl Entry {
+    pub fn role(&self) -> Option<&Role> {
+        match &self.detail {
+            Detail::Message { role, .. } => Some(role),
+            _ => None,
+        }
+    }
+    pub fn is_user(&self) -> bool {
+        matches!(self.role(), Some(Role::User))
+    }
+    pub fn id_str(&self) -> &str {
+        self.id.as_deref().unwrap_or("")
+    }
+}
+
+fn cs(raw: Option<&serde_json::value::RawValue>) -> Option<CompactString> {
+    raw.map(Loose::from_raw).and_then(|l| match l {
+        Loose::Str(s) => Some(CompactString::from(s.as_ref())),
+        _ => None,
+    })
+}
+
+fn num(raw: Option<&serde_json::value::RawValue>) -> Option<f64> {
+    match raw.map(Loose::from_raw) {
+        Some(Loose::Num(n)) => Some(n),
+        _ => None,
+    }
+}
+
+fn usage_of(raw: &serde_json::value::RawValue) -> Option<Usage> {
+    #[derive(serde::Deserialize, Default)]
+    #[serde(default, rename_all = "camelCase")]
+    struct U {
+        input: Option<serde_json::Value>,
+        output: Option<serde_json::Value>,
+        cache_read: Option<serde_json::Value>,
+        cache_write: Option<serde_json::Value>,
+        total_tokens: Option<serde_json::Value>,
+        cost: Option<serde_json::Value>,
+    }
+    let u: U = serde_json::from_str(raw.get()).ok()?;
+    let f = |v: &Option<serde_json::Value>| v.as_ref().and_then(|v| v.as_f64()).unwrap_or(0.0);
+    let cost = match &u.cost {
+        Some(serde_json::Value::Object(o)) => o.get("total").and_then(|v| v.as_f64()).unwrap_or(0.0),
+        Some(v) => v.as_f64().unwrap_or(0.0),
+        None => 0.0,
+    };
+    Some(Usage {
+        input: f(&u.input),
+        output: f(&u.output),
+        cache_read: f(&u.cache_read),
+        cache_write: f(&u.cache_write),
+        total_tokens: f(&u.total_tokens),
+        cost,
+    })
+}
+
+/// What a parsed object line is.
+pub enum Parsed {
+    /// A `type:"session"` line.
+    Header(Box<crate::session::Header>),
+    /// A v4 (`kind:"header"`) header line.
+    HeaderV4(Box<crate::session::Header>),
+    Entry(Entry),
+}
+
+/// Builds the skeleton of one parsed object line.
+pub fn classify(f: &LineFields<'_>, line: u32, offset: u64, len: u32) -> Parsed {
+    let ty = f.r#type.map(Loose::from_raw);
+    let ty_str = ty.as_ref().and_then(|t| t.as_str()).unwrap_or("");
+    if ty_str == "session" {
+        return Parsed::Header(Box::new(crate::session::Header::from_fields(f, line)));
+    }
+    if f.r#type.is_none() && f.kind.map(Loose::from_raw).and_then(|k| k.as_str().map(|s| s == "header")) == Some(true) {
+        return Parsed::HeaderV4(Box::new(crate::session::Header::from_v4_fields(f, line)));
+    }
+    let kind = Kind::parse(ty_str);
+    let id = f.id.map(Loose::from_raw).and_then(|l| match l {
+        Loose::Str(s) => Some(Id::from(s.as_ref())),
+        _ => None,
+    });
+    let parent = match f.parent_id.map(Loose::from_raw) {
+        None => Parent::Missing,
+        Some(Loose::Null) => Parent::Null,
+        Some(Loose::Str(s)) => Parent::Id(Id::from(s.as_ref())),
+        Some(_) => Parent::Invalid,
+    };
+    let ts = f.timestamp.map(|r| js_date_ms(&Loose::from_raw(r))).unwrap_or(f64::NAN);
+    let detail = match kind {
+        Kind::Message => message_detail(f.message.as_ref()),
+        Kind::ThinkingLevelChange => Detail::ThinkingLevel(cs(f.thinking_level)),
+        Kind::ModelChange => Detail::ModelChange { provider: cs(f.provider), model_id: cs(f.model_id) },
+        Kind::Compaction => Detail::Compaction {
+            first_kept: cs(f.first_kept_entry_id),
+            first_kept_index: num(f.first_kept_entry_index).filter(|n| n.fract() == 0.0).map(|n| n as i64),
+            retained_tail: f
+                .retained_tail
+                .and_then(|r| serde_json::from_str::<Vec<serde::de::IgnoredAny>>(r.get()).ok())
+                .map(|v| v.len() as u32),
+        },
+        Kind::BranchSummary => Detail::BranchSummary {
+            from_id: cs(f.from_id),
+            summary_truthy: f.summary.map(|r| Loose::from_raw(r).truthy()).unwrap_or(false),
+        },
+        Kind::Label => Detail::Label {
+            target: cs(f.target_id),
+            label: f.label.map(Loose::from_raw).and_then(|l| match l {
+                Loose::Str(s) if !s.is_empty() => Some(s.into_owned()),
+                Loose::Str(_) => None,
+                other if other.truthy() => Some(f.label.unwrap().get().to_owned()),
+                _ => None,
+            }),
+        },
+        Kind::SessionInfo => Detail::SessionInfo {
+            name: f.name.map(Loose::from_raw).and_then(|l| match l {
+                Loose::Str(s) => Some(js_trim(&s).to_owned()).filter(|s| !s.is_empty()),
+                _ => None,
+            }),
+        },
+        Kind::Leaf => {
+            let t = f.target_id.map(Loose::from_raw);
+            Detail::Leaf {
+                target_valid: matches!(t, Some(Loose::Str(_)) | Some(Loose::Null)),
+                target: t.and_then(|l| l.as_str().map(Id::from)),
+            }
+        }
+        Kind::CustomMessage => Detail::CustomMessage { custom_type: cs(f.custom_type) },
+        Kind::Custom => Detail::Custom { custom_type: cs(f.custom_type) },
+        Kind::Other(_) => Detail::None,
+    };
+    Parsed::Entry(Entry { line, offset, len, kind, id, parent, ts, detail })
+}
+
+fn message_detail(m: Option<&MessageFields<'_>>) -> Detail {
+    let Some(m) = m else {
+        return Detail::Message {
+            role: Role::None,
+            msg_ts: None,
+            provider: None,
+            model: None,
+            stop_reason: None,
+            usage: None,
+            tool_name: None,
+            is_error: false,
+        };
+    };
+    let role = Role::from_loose(m.role.map(Loose::from_raw));
+    Detail::Message {
+        msg_ts: num(m.timestamp),
+        provider: cs(m.provider),
+        model: cs(m.model),
+        stop_reason: cs(m.stop_reason),
+        usage: m.usage.and_then(usage_of).map(Box::new),
+        tool_name: cs(m.tool_name),
+        is_error: m.is_error.map(|r| r.get() == "true").unwrap_or(false),
+        role,
+    }
+}

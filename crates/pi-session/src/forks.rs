@@ -1,0 +1,140 @@
+//! The fork graph across files: child → parent from the header's `parentSession`.
+//!
+//! The fork point is the deepest entry on the child's active path whose id is also in the
+//! parent (copied lines keep their ids). Missing parents and parent cycles are reported,
+//! never followed forever.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::summary::SessionSummary;
+use crate::Session;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ForkStatus {
+    Ok,
+    ParentMissing,
+    Cycle,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ForkInfo {
+    pub path: PathBuf,
+    pub id: Option<String>,
+    pub parent_session: Option<String>,
+    pub parent_path: Option<PathBuf>,
+    pub fork_point_id: Option<String>,
+    pub status: ForkStatus,
+}
+
+/// Resolves `parentSession`: absolute as is; relative against the header cwd, then the root.
+pub fn resolve_parent(parent_session: &str, cwd: Option<&str>, root: &Path) -> (PathBuf, bool) {
+    let p = Path::new(parent_session);
+    if p.is_absolute() {
+        return (p.to_path_buf(), false);
+    }
+    if let Some(c) = cwd {
+        let cand = Path::new(c).join(p);
+        if cand.is_file() {
+            return (cand, true);
+        }
+    }
+    (root.join(p), true)
+}
+
+fn canon(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// Computes fork edges for listed sessions. `open` loads a session by path (cached by the caller).
+pub fn fork_graph(
+    root: &Path,
+    sessions: &[SessionSummary],
+    mut open: impl FnMut(&Path) -> Option<std::sync::Arc<Session>>,
+) -> Vec<ForkInfo> {
+    let by_path: HashMap<PathBuf, usize> = sessions.iter().enumerate().map(|(i, s)| (canon(&s.path), i)).collect();
+    // parent index of each session (None: no parentSession or parent missing)
+    let mut parent_ix: Vec<Option<usize>> = vec![None; sessions.len()];
+    let mut out: Vec<ForkInfo> = Vec::with_capacity(sessions.len());
+    for (i, s) in sessions.iter().enumerate() {
+        let mut info = ForkInfo {
+            path: s.path.clone(),
+            id: s.id.clone(),
+            parent_session: s.parent_session.clone(),
+            parent_path: None,
+            fork_point_id: None,
+            status: ForkStatus::Ok,
+        };
+        if let Some(ps) = &s.parent_session {
+            let (pp, _) = resolve_parent(ps, s.cwd.as_deref(), root);
+            let key = canon(&pp);
+            info.parent_path = Some(pp.clone());
+            match by_path.get(&key) {
+                Some(&j) => parent_ix[i] = Some(j),
+                None if pp.is_file() => {}
+                None => info.status = ForkStatus::ParentMissing,
+            }
+        }
+        out.push(info);
+    }
+    // Cycles: follow parent links with a visited mark per walk.
+    let n = sessions.len();
+    let mut state = vec![0u8; n]; // 0 new, 1 on current walk, 2 done
+    for start in 0..n {
+        let mut walk: Vec<usize> = Vec::new();
+        let mut cur = Some(start);
+        while let Some(c) = cur {
+            if state[c] == 2 {
+                break;
+            }
+            if state[c] == 1 {
+                let from = walk.iter().position(|&x| x == c).unwrap_or(0);
+                for &x in &walk[from..] {
+                    out[x].status = ForkStatus::Cycle;
+                }
+                break;
+            }
+            state[c] = 1;
+            walk.push(c);
+            cur = parent_ix[c];
+        }
+        for x in walk {
+            state[x] = 2;
+        }
+    }
+    // Fork points.
+    for i in 0..n {
+        if out[i].status == ForkStatus::Cycle {
+            continue;
+        }
+        let parent_path = match (parent_ix[i], &out[i].parent_path) {
+            (Some(j), _) => sessions[j].path.clone(),
+            (None, Some(p)) if p.is_file() => p.clone(),
+            _ => continue,
+        };
+        let (Some(child), Some(parent)) = (open(&sessions[i].path), open(&parent_path)) else { continue };
+        out[i].fork_point_id = fork_point(&child, &parent);
+    }
+    out
+}
+
+/// The deepest entry on the child's active path whose id is in the parent; failing that, the
+/// deepest shared entry anywhere in the child.
+pub fn fork_point(child: &Session, parent: &Session) -> Option<String> {
+    let shared = |i: u32| {
+        let id = child.id_of(i);
+        parent.index.by_id.get(id).is_some_and(|&p| parent.tree.in_tree[p as usize])
+    };
+    let path = child.tree.active_path();
+    if let Some(&i) = path.iter().rev().find(|&&i| shared(i)) {
+        return Some(child.id_of(i).to_string());
+    }
+    (0..child.index.entries.len() as u32)
+        .filter(|&i| child.tree.in_tree[i as usize] && shared(i))
+        .max_by_key(|&i| (child.tree.depth[i as usize], i))
+        .map(|i| child.id_of(i).to_string())
+}

@@ -1,0 +1,148 @@
+//! The core of Pi Session Explorer: reading, indexing and appending to the session files of
+//! the pi coding agent. No UI, no Tauri.
+//!
+//! * [`SessionIndex`] — one file: header, a skeleton per entry line, diagnostics.
+//! * [`Tree`] — roots, children in pi's order, labels, name, leaf, active path.
+//! * [`ContextPlan`] — what the LLM sees at a node (pi's `buildSessionContext`).
+//! * [`scan`] — the sessions root, listing, summaries; [`forks`] — the fork graph.
+
+pub mod context;
+pub mod diag;
+pub mod entry;
+pub mod forks;
+pub mod json;
+pub mod jssort;
+pub mod lines;
+pub mod scan;
+pub mod session;
+pub mod summary;
+pub mod tree;
+pub mod view;
+
+pub use context::{ContextPlan, Item, ItemKind, ModelRef};
+pub use diag::{DiagKind, Diagnostic, Severity};
+pub use entry::{Detail, Entry, Id, Kind, Parent, Role};
+pub use session::{Header, ReadOnlyReason, Refresh, SessionIndex};
+pub use tree::{Leaf, Tree};
+
+use std::path::{Path, PathBuf};
+
+/// Errors of the core. Each has a stable `code` that the UI and the CLI branch on.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{}: {source}", path.display())]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{}: not a regular file", .0.display())]
+    NotAFile(PathBuf),
+    #[error("{}:{line}: {message}", path.display())]
+    Corrupt { path: PathBuf, line: u32, message: String },
+    #[error("entry {id} is not in {}", path.display())]
+    UnknownId { path: PathBuf, id: String },
+    #[error("{}: {message}", path.display())]
+    ReadOnly { path: PathBuf, message: String },
+    #[error("{}: entry {id} is inside a parent cycle", path.display())]
+    InCycle { path: PathBuf, id: String },
+    #[error("{}: the last line is incomplete and still changing; try again when the writer has finished", path.display())]
+    TailChanging { path: PathBuf },
+    #[error("{}: outside the sessions root {}", path.display(), root.display())]
+    OutsideRoot { path: PathBuf, root: PathBuf },
+    #[error("invalid id {0:?}: ids are 1 to 64 characters of letters, digits, '-' and '_'")]
+    InvalidId(String),
+    #[error("read-only mode: nothing is written")]
+    ReadOnlyMode,
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl Error {
+    pub fn io(path: &Path, source: std::io::Error) -> Error {
+        if source.kind() == std::io::ErrorKind::NotFound {
+            return Error::Io { path: path.to_path_buf(), source };
+        }
+        Error::Io { path: path.to_path_buf(), source }
+    }
+
+    /// A stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => "not-found",
+            Error::Io { .. } => "io",
+            Error::NotAFile(_) => "not-a-file",
+            Error::Corrupt { .. } => "corrupt",
+            Error::UnknownId { .. } => "unknown-id",
+            Error::ReadOnly { .. } => "read-only",
+            Error::InCycle { .. } => "in-cycle",
+            Error::TailChanging { .. } => "tail-changing",
+            Error::OutsideRoot { .. } => "outside-root",
+            Error::InvalidId(_) => "invalid-id",
+            Error::ReadOnlyMode => "read-only-mode",
+            Error::Invalid(_) => "invalid",
+        }
+    }
+}
+
+/// A file, indexed and with its tree: what most callers want.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub index: SessionIndex,
+    pub tree: Tree,
+}
+
+impl Session {
+    pub fn open(path: impl AsRef<Path>) -> Result<Session, Error> {
+        let index = SessionIndex::load(path)?;
+        let tree = Tree::build(&index);
+        Ok(Session { index, tree })
+    }
+
+    pub fn from_bytes(path: impl Into<PathBuf>, bytes: &[u8]) -> Session {
+        let index = SessionIndex::from_bytes(path, bytes);
+        let tree = Tree::build(&index);
+        Session { index, tree }
+    }
+
+    /// Reads what was appended since the last read and updates the tree.
+    pub fn refresh(&mut self) -> Result<Refresh, Error> {
+        let r = self.index.refresh()?;
+        if r != Refresh::Unchanged {
+            self.tree = Tree::build(&self.index);
+        }
+        Ok(r)
+    }
+
+    /// All findings: reading and structure, sorted by line.
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        let mut d: Vec<Diagnostic> = self.index.diagnostics.iter().chain(self.tree.diagnostics.iter()).cloned().collect();
+        d.sort_by_key(|d| (d.line.unwrap_or(0), d.kind.as_str()));
+        d
+    }
+
+    /// Resolves a leaf request: `None` = the file's leaf, `Some(None)` = null, `Some(Some(id))`.
+    pub fn resolve_leaf(&self, req: Option<Option<&str>>) -> Result<Leaf, Error> {
+        match req {
+            None => Ok(self.tree.leaf),
+            Some(None) => Ok(Leaf::Null),
+            Some(Some(id)) => self.node(id).map(Leaf::Entry),
+        }
+    }
+
+    /// The tree node of an id.
+    pub fn node(&self, id: &str) -> Result<u32, Error> {
+        match self.index.index_of(id) {
+            Some(i) if self.tree.in_tree[i as usize] => Ok(i),
+            _ => Err(Error::UnknownId { path: self.index.path.clone(), id: id.to_string() }),
+        }
+    }
+
+    pub fn context(&self, leaf: Leaf) -> ContextPlan {
+        ContextPlan::build(&self.index, &self.tree, leaf)
+    }
+
+    pub fn id_of(&self, i: u32) -> &str {
+        self.index.entries[i as usize].id_str()
+    }
+
+    pub fn leaf_id(&self) -> Option<&str> {
+        self.tree.leaf_index().map(|i| self.id_of(i))
+    }
+}

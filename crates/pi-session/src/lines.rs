@@ -1,0 +1,110 @@
+//! Streaming line splitter: a push-style sink over a reader, one line at a time, never the
+//! whole file in memory (a line is held whole, so memory is bounded by the longest line).
+
+use std::io::{self, Read};
+use std::ops::ControlFlow;
+
+/// One raw line. `bytes` excludes the `\n`; `terminated` is false for a last line without one.
+pub struct RawLine<'a> {
+    /// 1-based line number.
+    pub number: u32,
+    pub offset: u64,
+    pub bytes: &'a [u8],
+    pub terminated: bool,
+}
+
+const CHUNK: usize = 256 * 1024;
+
+/// Calls `sink` for every line read from `r`, which starts at byte `offset` of the file
+/// and at line number `first_line`. Returns the number of bytes read.
+pub fn for_each_line<R: Read>(
+    mut r: R,
+    offset: u64,
+    first_line: u32,
+    mut sink: impl FnMut(RawLine<'_>) -> ControlFlow<()>,
+) -> io::Result<u64> {
+    let mut buf: Vec<u8> = vec![0; CHUNK];
+    let mut start = 0usize; // first unconsumed byte in buf
+    let mut end = 0usize; // end of valid data in buf
+    let mut base = offset; // file offset of buf[0]
+    let mut line = first_line;
+    let mut scan_from = 0usize; // where to resume the newline search
+    loop {
+        if let Some(p) = memchr::memchr(b'\n', &buf[start + scan_from..end]) {
+            let nl = start + scan_from + p;
+            let flow = sink(RawLine { number: line, offset: base + start as u64, bytes: &buf[start..nl], terminated: true });
+            line = line.saturating_add(1);
+            start = nl + 1;
+            scan_from = 0;
+            if flow.is_break() {
+                return Ok(base + start as u64 - offset);
+            }
+            continue;
+        }
+        scan_from = end - start;
+        // Need more data: move the partial line to the front, grow if it fills the buffer.
+        if start > 0 {
+            buf.copy_within(start..end, 0);
+            base += start as u64;
+            end -= start;
+            start = 0;
+        }
+        if end == buf.len() {
+            let grow = buf.len().max(CHUNK);
+            buf.resize(buf.len() + grow, 0);
+        }
+        let n = match r.read(&mut buf[end..]) {
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if n == 0 {
+            if end > start {
+                let _ = sink(RawLine { number: line, offset: base + start as u64, bytes: &buf[start..end], terminated: false });
+            }
+            return Ok(base + end as u64 - offset);
+        }
+        end += n;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn collect(data: &[u8]) -> Vec<(u32, u64, Vec<u8>, bool)> {
+        let mut out = vec![];
+        for_each_line(data, 0, 1, |l| {
+            out.push((l.number, l.offset, l.bytes.to_vec(), l.terminated));
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn splits_with_offsets_and_torn_tail() {
+        let v = collect(b"ab\n\ncd\nef");
+        assert_eq!(
+            v,
+            vec![
+                (1, 0, b"ab".to_vec(), true),
+                (2, 3, b"".to_vec(), true),
+                (3, 4, b"cd".to_vec(), true),
+                (4, 7, b"ef".to_vec(), false)
+            ]
+        );
+        assert!(collect(b"").is_empty());
+    }
+
+    #[test]
+    fn lines_longer_than_a_chunk() {
+        let mut data = vec![b'x'; CHUNK * 3 + 17];
+        data.push(b'\n');
+        data.extend_from_slice(b"y\n");
+        let v = collect(&data);
+        assert_eq!(v.len(), 2);
+        assert_eq!(v[0].2.len(), CHUNK * 3 + 17);
+        assert_eq!(v[1].1, (CHUNK * 3 + 18) as u64);
+    }
+}

@@ -1,0 +1,154 @@
+//! The sessions root: where it is, and which files in it are sessions.
+//!
+//! Files are `root/*.jsonl` (a flat custom dir) and `root/*/*.jsonl` (pi's per-cwd folders).
+//! The cwd comes from each header, never from a folder name.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::diag::{DiagKind, Diagnostic};
+
+/// Where the sessions root came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RootSource {
+    Flag,
+    EnvSessionDir,
+    EnvAgentDir,
+    Default,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Root {
+    pub path: PathBuf,
+    pub source: RootSource,
+}
+
+/// `--sessions-dir`, else `$PI_CODING_AGENT_SESSION_DIR`, else `$PI_CODING_AGENT_DIR/sessions`,
+/// else `~/.pi/agent/sessions`.
+pub fn resolve_root(flag: Option<&Path>) -> Root {
+    resolve_root_with(flag, |k| std::env::var_os(k).filter(|v| !v.is_empty()), dirs::home_dir())
+}
+
+pub fn resolve_root_with(
+    flag: Option<&Path>,
+    env: impl Fn(&str) -> Option<std::ffi::OsString>,
+    home: Option<PathBuf>,
+) -> Root {
+    let expand = |p: PathBuf| -> PathBuf {
+        match (p.strip_prefix("~"), &home) {
+            (Ok(rest), Some(h)) => h.join(rest),
+            _ => p,
+        }
+    };
+    if let Some(f) = flag {
+        return Root { path: expand(f.to_path_buf()), source: RootSource::Flag };
+    }
+    if let Some(d) = env("PI_CODING_AGENT_SESSION_DIR") {
+        return Root { path: expand(PathBuf::from(d)), source: RootSource::EnvSessionDir };
+    }
+    if let Some(d) = env("PI_CODING_AGENT_DIR") {
+        return Root { path: expand(PathBuf::from(d)).join("sessions"), source: RootSource::EnvAgentDir };
+    }
+    let home = home.unwrap_or_else(|| PathBuf::from("."));
+    Root { path: home.join(".pi").join("agent").join("sessions"), source: RootSource::Default }
+}
+
+/// A `.jsonl` path found under the root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    pub path: PathBuf,
+    pub size: u64,
+    pub symlink: bool,
+}
+
+/// The session files under a root, and findings about paths that are not files.
+#[derive(Debug, Clone, Default)]
+pub struct Scan {
+    pub files: Vec<Found>,
+    /// (path, finding) for directories named `*.jsonl`, unreadable entries, symlinks.
+    pub findings: Vec<(PathBuf, Diagnostic)>,
+}
+
+fn is_jsonl(name: &std::ffi::OsStr) -> bool {
+    let s = name.to_string_lossy();
+    s.ends_with(".jsonl") && !s.starts_with('.')
+}
+
+/// Lists `root/*.jsonl` and `root/*/*.jsonl`, sorted by path. Hidden files (our temporary
+/// fork files among them) are skipped.
+pub fn scan(root: &Path) -> Scan {
+    let mut out = Scan::default();
+    let Ok(rd) = std::fs::read_dir(root) else { return out };
+    let mut dirs = Vec::new();
+    for ent in rd.flatten() {
+        let name = ent.file_name();
+        let path = ent.path();
+        let Ok(ft) = ent.file_type() else { continue };
+        if is_jsonl(&name) {
+            consider(&path, ft.is_symlink(), &mut out);
+        } else if ft.is_dir() && !name.to_string_lossy().starts_with('.') {
+            dirs.push(path);
+        } else if ft.is_symlink() && path.is_dir() {
+            dirs.push(path);
+        }
+    }
+    for d in dirs {
+        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        for ent in rd.flatten() {
+            if is_jsonl(&ent.file_name()) {
+                let symlink = ent.file_type().map(|t| t.is_symlink()).unwrap_or(false);
+                consider(&ent.path(), symlink, &mut out);
+            }
+        }
+    }
+    out.files.sort_by(|a, b| a.path.cmp(&b.path));
+    out.findings.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+fn consider(path: &Path, symlink: bool, out: &mut Scan) {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => {
+            if symlink {
+                out.findings.push((path.to_path_buf(), Diagnostic::new(None, DiagKind::Symlink, "a symbolic link; read through, never written")));
+            }
+            out.files.push(Found { path: path.to_path_buf(), size: m.len(), symlink });
+        }
+        Ok(_) => out.findings.push((path.to_path_buf(), Diagnostic::new(None, DiagKind::NotAFile, "named *.jsonl but not a regular file"))),
+        Err(e) => out.findings.push((path.to_path_buf(), Diagnostic::new(None, DiagKind::Unreadable, format!("cannot read: {e}")))),
+    }
+}
+
+/// pi's folder name for a cwd (`--home-alice-proj--`); for writing new sessions only.
+pub fn encode_cwd(cwd: &str) -> String {
+    let trimmed = cwd.strip_prefix(['/', '\\']).unwrap_or(cwd);
+    format!("--{}--", trimmed.replace(['/', '\\', ':'], "-"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn root_precedence() {
+        let home = Some(PathBuf::from("/home/u"));
+        let none = |_: &str| None;
+        assert_eq!(resolve_root_with(Some(Path::new("/x")), none, home.clone()).path, PathBuf::from("/x"));
+        assert_eq!(resolve_root_with(None, none, home.clone()).path, PathBuf::from("/home/u/.pi/agent/sessions"));
+        let agent = |k: &str| (k == "PI_CODING_AGENT_DIR").then(|| "~/agent".into());
+        let r = resolve_root_with(None, agent, home.clone());
+        assert_eq!((r.path, r.source), (PathBuf::from("/home/u/agent/sessions"), RootSource::EnvAgentDir));
+        let both = |k: &str| Some(format!("/{k}").into());
+        assert_eq!(resolve_root_with(None, both, home).path, PathBuf::from("/PI_CODING_AGENT_SESSION_DIR"));
+    }
+
+    #[test]
+    fn cwd_encoding_matches_pi() {
+        assert_eq!(encode_cwd("/home/alice/projects/webapp"), "--home-alice-projects-webapp--");
+        assert_eq!(encode_cwd("/home/alice/work/data:pipeline"), "--home-alice-work-data-pipeline--");
+        assert_eq!(encode_cwd("C:\\Users\\bob\\src\\app"), "--C--Users-bob-src-app--");
+        assert_eq!(encode_cwd("/home/alice/My Projects/notes"), "--home-alice-My Projects-notes--");
+    }
+}

@@ -1,0 +1,612 @@
+//! One session file, indexed: its header, a skeleton per entry line, the id map and the
+//! diagnostics of reading. Bodies stay on disk and are read by offset when shown.
+//!
+//! Reading follows pi 0.73.1's `loadEntriesFromFile` (SEMANTICS.md §3): blank lines and lines
+//! that fail to parse are skipped, the first parsed object must be the header, later headers
+//! are ignored. A file that grows is read from where the last read stopped.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{self, Seek, SeekFrom};
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::diag::{DiagKind, Diagnostic};
+use crate::entry::{classify, Detail, Entry, Id, Kind, Parent, Parsed, Role};
+use crate::json::{self, is_js_space, parse_line, LineFields, Loose};
+use crate::lines::{for_each_line, RawLine};
+use crate::Error;
+
+/// Lines above this size are flagged (they are still read).
+pub const HUGE_LINE: usize = 30 * 1024 * 1024;
+/// At most this many findings of one kind are kept per file; the rest are counted.
+const DIAG_CAP: usize = 50;
+
+/// The first line of a session file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Header {
+    pub line: u32,
+    /// `version` as written (`None` when absent: a v1 file).
+    pub version: Option<f64>,
+    pub id: Option<String>,
+    pub timestamp: Option<String>,
+    pub cwd: Option<String>,
+    pub parent_session: Option<String>,
+    /// True for a v4 (`kind:"header"`) header of the newer harness.
+    pub v4: bool,
+    /// The header object as written.
+    #[serde(skip)]
+    pub raw: String,
+}
+
+fn loose_string(raw: Option<&serde_json::value::RawValue>) -> Option<String> {
+    raw.map(Loose::from_raw).and_then(|l| match l {
+        Loose::Str(s) => Some(s.into_owned()),
+        _ => None,
+    })
+}
+
+impl Header {
+    pub(crate) fn from_fields(f: &LineFields<'_>, line: u32) -> Header {
+        Header {
+            line,
+            version: f.version.map(Loose::from_raw).and_then(|l| match l {
+                Loose::Num(n) => Some(n),
+                Loose::Str(s) => s.trim().parse().ok(),
+                _ => None,
+            }),
+            id: loose_string(f.id),
+            timestamp: loose_string(f.timestamp),
+            cwd: loose_string(f.cwd),
+            parent_session: loose_string(f.parent_session),
+            v4: false,
+            raw: String::new(),
+        }
+    }
+
+    pub(crate) fn from_v4_fields(f: &LineFields<'_>, line: u32) -> Header {
+        let mut h = Header::from_fields(f, line);
+        h.v4 = true;
+        h
+    }
+
+    /// `header.version ?? 1`, as pi's migration reads it.
+    pub fn effective_version(&self) -> f64 {
+        self.version.unwrap_or(1.0)
+    }
+
+    /// The header object as JSON.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.raw)
+            .or_else(|_| serde_json::from_str(&json::replace_lone_surrogates(&self.raw)))
+            .unwrap_or(serde_json::Value::Null)
+    }
+}
+
+/// Why a session cannot be written to (it is still shown).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReadOnlyReason {
+    NoHeader,
+    OldVersion,
+    FutureVersion,
+}
+
+/// File identity used to notice that a file was replaced rather than appended to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FileStamp {
+    pub len: u64,
+    pub mtime_ns: i128,
+    pub ino: u64,
+}
+
+impl FileStamp {
+    pub fn of(meta: &std::fs::Metadata) -> FileStamp {
+        let mtime_ns = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| d.as_nanos() as i128)
+            .unwrap_or(0);
+        #[cfg(unix)]
+        let ino = std::os::unix::fs::MetadataExt::ino(meta);
+        #[cfg(not(unix))]
+        let ino = 0;
+        FileStamp { len: meta.len(), mtime_ns, ino }
+    }
+}
+
+/// What a refresh found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refresh {
+    Unchanged,
+    /// New lines were read from the end; entries from this index on are new.
+    Appended { first_new_entry: usize },
+    /// The file was rewritten, truncated or replaced: read again from the start.
+    Reloaded,
+}
+
+/// The indexed file.
+#[derive(Debug, Clone)]
+pub struct SessionIndex {
+    pub path: PathBuf,
+    pub header: Option<Header>,
+    /// Every entry line (not headers), in file order.
+    pub entries: Vec<Entry>,
+    /// Ordinal of each entry among the parsed JSON values of the file (header = 0).
+    pub(crate) ordinals: Vec<u32>,
+    /// id → index into `entries` of the last line with that id.
+    pub by_id: HashMap<Id, u32>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// True when the first parsed JSON value was a valid header (pi accepts the file).
+    pub header_ok: bool,
+    pub stamp: FileStamp,
+    /// Byte length of the file as last read.
+    pub read_len: u64,
+    /// End of the last complete (`\n`-terminated) line.
+    pub(crate) committed_len: u64,
+    pub(crate) committed: Checkpoint,
+    scan: ScanState,
+}
+
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Checkpoint {
+    entries: usize,
+    diagnostics: usize,
+    scan: ScanState,
+    header: Option<Header>,
+    header_ok: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+struct ScanState {
+    next_line: u32,
+    parsed_values: u32,
+    crlf_seen: bool,
+    diag_counts: HashMap<DiagKind, usize>,
+    blank_lines: u32,
+    last_line_terminated: bool,
+}
+
+impl SessionIndex {
+    /// Reads and indexes a session file.
+    pub fn load(path: impl AsRef<Path>) -> Result<SessionIndex, Error> {
+        let path = path.as_ref().to_path_buf();
+        let meta = std::fs::metadata(&path).map_err(|e| Error::io(&path, e))?;
+        if !meta.is_file() {
+            return Err(Error::NotAFile(path));
+        }
+        let mut ix = SessionIndex::empty(path);
+        ix.stamp = FileStamp::of(&meta);
+        let f = File::open(&ix.path).map_err(|e| Error::io(&ix.path, e))?;
+        ix.read_from(f, 0).map_err(|e| Error::io(&ix.path, e))?;
+        ix.finish();
+        Ok(ix)
+    }
+
+    /// Indexes bytes held in memory (tests, fuzzing).
+    pub fn from_bytes(path: impl Into<PathBuf>, bytes: &[u8]) -> SessionIndex {
+        let mut ix = SessionIndex::empty(path.into());
+        ix.stamp.len = bytes.len() as u64;
+        ix.read_from(bytes, 0).expect("reading from memory cannot fail");
+        ix.finish();
+        ix
+    }
+
+    fn empty(path: PathBuf) -> SessionIndex {
+        SessionIndex {
+            path,
+            header: None,
+            entries: Vec::new(),
+            ordinals: Vec::new(),
+            by_id: HashMap::new(),
+            diagnostics: Vec::new(),
+            header_ok: false,
+            stamp: FileStamp::default(),
+            read_len: 0,
+            committed_len: 0,
+            committed: Checkpoint::default(),
+            scan: ScanState { next_line: 1, ..Default::default() },
+        }
+    }
+
+    /// Reads what was appended since the last read. A file that shrank, was replaced, or
+    /// whose last read line changed is read again from the start.
+    pub fn refresh(&mut self) -> Result<Refresh, Error> {
+        let meta = std::fs::metadata(&self.path).map_err(|e| Error::io(&self.path, e))?;
+        let stamp = FileStamp::of(&meta);
+        if stamp == self.stamp {
+            return Ok(Refresh::Unchanged);
+        }
+        let mut f = File::open(&self.path).map_err(|e| Error::io(&self.path, e))?;
+        let replaced = stamp.ino != self.stamp.ino || stamp.len < self.committed_len || !self.tail_matches(&mut f);
+        if replaced || self.needs_full_reload() {
+            let fresh = SessionIndex::load(&self.path)?;
+            *self = fresh;
+            return Ok(Refresh::Reloaded);
+        }
+        if stamp.len == self.read_len && stamp.len == self.committed_len {
+            self.stamp = stamp;
+            return Ok(Refresh::Unchanged);
+        }
+        self.rollback_to_committed();
+        let first_new_entry = self.entries.len();
+        f.seek(SeekFrom::Start(self.committed_len)).map_err(|e| Error::io(&self.path, e))?;
+        let start = self.committed_len;
+        self.read_from(f, start).map_err(|e| Error::io(&self.path, e))?;
+        self.stamp = stamp;
+        self.stamp.len = self.read_len.max(stamp.len);
+        self.finish();
+        Ok(Refresh::Appended { first_new_entry })
+    }
+
+    /// v1/v2 files are migrated as a whole; any change means reading them again.
+    fn needs_full_reload(&self) -> bool {
+        self.header.as_ref().map(|h| h.effective_version() < 3.0).unwrap_or(false)
+    }
+
+    /// The byte before the committed end must still be the `\n` we saw, and the last
+    /// committed entry line must still hold the same id.
+    fn tail_matches(&self, f: &mut File) -> bool {
+        if self.committed_len == 0 {
+            return true;
+        }
+        let Some(last) = self.entries[..self.committed.entries].last() else {
+            return read_at(f, self.committed_len - 1, 1).map(|b| b == b"\n").unwrap_or(false);
+        };
+        match read_at(f, last.offset, last.len as usize + 1) {
+            Ok(bytes) => {
+                bytes.last() == Some(&b'\n') && {
+                    let text = String::from_utf8_lossy(&bytes[..bytes.len() - 1]);
+                    parse_line(&text).ok().map(|f| f.id.map(|r| r.get().to_owned())) == Some(last.id.as_ref().map(|i| format!("\"{i}\"")))
+                        || last.id.is_none()
+                }
+            }
+            Err(_) => false,
+        }
+    }
+
+    fn rollback_to_committed(&mut self) {
+        let keep = self.committed.entries;
+        let dropped: Vec<Entry> = self.entries.drain(keep..).collect();
+        self.ordinals.truncate(keep);
+        for e in dropped {
+            let Some(id) = e.id else { continue };
+            if self.by_id.get(&id).is_some_and(|&i| i as usize >= keep) {
+                // The dropped line had shadowed an earlier one with the same id, or was the only one.
+                match self.entries.iter().rposition(|x| x.id.as_ref() == Some(&id)) {
+                    Some(p) => self.by_id.insert(id, p as u32),
+                    None => self.by_id.remove(&id),
+                };
+            }
+        }
+        self.diagnostics.truncate(self.committed.diagnostics);
+        self.scan = self.committed.scan.clone();
+        self.header = self.committed.header.clone();
+        self.header_ok = self.committed.header_ok;
+        self.read_len = self.committed_len;
+    }
+
+    fn read_from<R: io::Read>(&mut self, r: R, offset: u64) -> io::Result<()> {
+        let first_line = self.scan.next_line.max(1);
+        let mut committed_len = self.committed_len;
+        let mut pending: Vec<Diagnostic> = Vec::new();
+        let n = for_each_line(r, offset, first_line, |line| {
+            let terminated = line.terminated;
+            let end = line.offset + line.bytes.len() as u64 + 1;
+            self.scan.next_line = line.number + 1;
+            self.scan.last_line_terminated = terminated;
+            self.take_line(line, &mut pending);
+            self.diagnostics.append(&mut pending);
+            if terminated {
+                committed_len = end;
+                self.committed = Checkpoint {
+                    entries: self.entries.len(),
+                    diagnostics: self.diagnostics.len(),
+                    scan: self.scan.clone(),
+                    header: self.header.clone(),
+                    header_ok: self.header_ok,
+                };
+            }
+            ControlFlow::Continue(())
+        })?;
+        self.committed_len = committed_len;
+        self.read_len = offset + n;
+        Ok(())
+    }
+
+    fn push_diag(&mut self, out: &mut Vec<Diagnostic>, d: Diagnostic) {
+        let c = self.scan.diag_counts.entry(d.kind).or_insert(0);
+        *c += 1;
+        if *c <= DIAG_CAP {
+            out.push(d);
+        }
+    }
+
+    fn take_line(&mut self, line: RawLine<'_>, out: &mut Vec<Diagnostic>) {
+        let n = line.number;
+        let mut bytes = line.bytes;
+        if line.offset == 0 && bytes.starts_with(b"\xEF\xBB\xBF") {
+            bytes = &bytes[3..];
+            self.push_diag(out, Diagnostic::new(Some(n), DiagKind::Bom, "the file starts with a UTF-8 byte order mark"));
+        }
+        if bytes.last() == Some(&b'\r') && !self.scan.crlf_seen {
+            self.scan.crlf_seen = true;
+            self.push_diag(out, Diagnostic::new(Some(n), DiagKind::Crlf, "lines end with CR LF"));
+        }
+        if bytes.len() > HUGE_LINE {
+            self.push_diag(
+                out,
+                Diagnostic::new(Some(n), DiagKind::HugeLine, format!("line is {:.1} MB", bytes.len() as f64 / 1e6)),
+            );
+        }
+        let text: std::borrow::Cow<'_, str> = match std::str::from_utf8(bytes) {
+            Ok(s) => s.into(),
+            Err(e) => {
+                self.push_diag(
+                    out,
+                    Diagnostic::new(Some(n), DiagKind::InvalidUtf8, format!("bytes that are not UTF-8 at column {}", e.valid_up_to() + 1)),
+                );
+                String::from_utf8_lossy(bytes)
+            }
+        };
+        // JavaScript trims the whole content (so Unicode spaces around the first and last line
+        // go) and skips lines that are blank after trimming.
+        let mut text: &str = &text;
+        if self.scan.parsed_values == 0 {
+            text = text.trim_start_matches(is_js_space);
+        }
+        if !line.terminated {
+            text = text.trim_end_matches(is_js_space);
+        }
+        if text.chars().all(is_js_space) {
+            self.scan.blank_lines += 1;
+            self.push_diag(out, Diagnostic::new(Some(n), DiagKind::BlankLine, "blank line"));
+            return;
+        }
+        let owned;
+        let fields = match parse_line(text) {
+            Ok(f) => f,
+            Err(e) if json::has_lone_surrogate(text) => {
+                owned = json::replace_lone_surrogates(text);
+                match parse_line(&owned) {
+                    Ok(f) => f,
+                    Err(_) => return self.bad_line(out, &line, e),
+                }
+            }
+            Err(e) => return self.bad_line(out, &line, e),
+        };
+        if json::has_lone_surrogate(text) {
+            self.push_diag(out, Diagnostic::new(Some(n), DiagKind::LoneSurrogate, "a string holds a lone surrogate escape"));
+        }
+        let ordinal = self.scan.parsed_values;
+        self.scan.parsed_values += 1;
+        if !fields.is_object {
+            self.push_diag(out, Diagnostic::new(Some(n), DiagKind::NotAnObject, "valid JSON but not an object; skipped"));
+            if ordinal == 0 {
+                self.push_diag(
+                    out,
+                    Diagnostic::new(Some(n), DiagKind::MissingHeader, "the first JSON line is not a session header"),
+                );
+            }
+            return;
+        }
+        match classify(&fields, n, line.offset, line.bytes.len() as u32) {
+            Parsed::Header(mut h) | Parsed::HeaderV4(mut h) => {
+                h.raw = text.to_owned();
+                if ordinal == 0 {
+                    self.header_ok = h.id.is_some() && !h.v4;
+                    if h.v4 {
+                        self.push_diag(
+                            out,
+                            Diagnostic::new(
+                                Some(n),
+                                DiagKind::FutureVersion,
+                                "a version 4 file of the newer pi harness: only its header is read",
+                            ),
+                        );
+                    } else if h.id.is_none() {
+                        self.push_diag(
+                            out,
+                            Diagnostic::new(
+                                Some(n),
+                                DiagKind::MissingHeader,
+                                "the session header has no string id; pi would replace this file on open",
+                            ),
+                        );
+                    }
+                    self.header = Some(*h);
+                } else if self.header.is_some() {
+                    self.push_diag(out, Diagnostic::new(Some(n), DiagKind::SecondHeader, "a second session header; ignored"));
+                } else {
+                    // The first parsed line was not a header: pi rejects the file. Keep this one
+                    // for its id and cwd.
+                    self.header = Some(*h);
+                }
+            }
+            Parsed::Entry(e) => {
+                if ordinal == 0 {
+                    self.push_diag(
+                        out,
+                        Diagnostic::new(
+                            Some(n),
+                            DiagKind::MissingHeader,
+                            "the first JSON line is not a session header; pi would replace this file with an empty session on open",
+                        ),
+                    );
+                }
+                self.entry_diagnostics(&e, out);
+                let idx = self.entries.len() as u32;
+                if let Some(id) = &e.id {
+                    if let Some(prev) = self.by_id.insert(id.clone(), idx) {
+                        let prev_line = self.entries[prev as usize].line;
+                        self.push_diag(
+                            out,
+                            Diagnostic::new(
+                                Some(n),
+                                DiagKind::DuplicateId,
+                                format!("id {id} is also on line {prev_line}; this later line wins"),
+                            ),
+                        );
+                    }
+                }
+                self.entries.push(e);
+                self.ordinals.push(ordinal);
+            }
+        }
+    }
+
+    fn entry_diagnostics(&mut self, e: &Entry, out: &mut Vec<Diagnostic>) {
+        let v3 = self.header.as_ref().map(|h| h.effective_version() >= 2.0).unwrap_or(true);
+        if e.id.is_none() && v3 {
+            self.push_diag(out, Diagnostic::new(Some(e.line), DiagKind::MissingId, "entry has no string id; left out of the tree"));
+        }
+        if let Kind::Other(t) = &e.kind {
+            let msg = if t.is_empty() { "entry has no type".to_string() } else { format!("unknown entry type {t:?}") };
+            self.push_diag(out, Diagnostic::new(Some(e.line), DiagKind::UnknownType, msg));
+        }
+    }
+
+    fn bad_line(&mut self, out: &mut Vec<Diagnostic>, line: &RawLine<'_>, e: serde_json::Error) {
+        let n = line.number;
+        let msg = e.to_string();
+        if msg.contains("recursion limit") {
+            self.push_diag(out, Diagnostic::new(Some(n), DiagKind::TooDeep, "JSON nested too deeply; skipped"));
+        } else if !line.terminated {
+            self.push_diag(
+                out,
+                Diagnostic::new(Some(n), DiagKind::TornTail, format!("the last line is cut off ({} bytes, no newline); skipped", line.bytes.len())),
+            );
+        } else {
+            self.push_diag(out, Diagnostic::new(Some(n), DiagKind::MalformedLine, format!("not valid JSON ({msg}); skipped")));
+        }
+    }
+
+    /// File-level findings and the in-memory migration of v1/v2 files.
+    fn finish(&mut self) {
+        // Drop file-level findings from an earlier pass (they are recomputed).
+        self.diagnostics.retain(|d| d.line.is_some() || !matches!(d.kind, DiagKind::EmptyFile | DiagKind::HeaderOnly | DiagKind::OldVersion | DiagKind::FutureVersion));
+        for (kind, count) in &self.scan.diag_counts {
+            if *count > DIAG_CAP {
+                let extra = *count - DIAG_CAP;
+                self.diagnostics.retain(|d| !(d.line.is_none() && d.kind == *kind && d.message.starts_with("and ")));
+                self.diagnostics.push(Diagnostic::new(None, *kind, format!("and {extra} more lines like this")));
+            }
+        }
+        if self.read_len == 0 {
+            self.diagnostics.push(Diagnostic::new(None, DiagKind::EmptyFile, "the file is empty"));
+        } else if self.header.is_some() && self.entries.is_empty() && self.header_ok {
+            self.diagnostics.push(Diagnostic::new(None, DiagKind::HeaderOnly, "a header and no entries"));
+        }
+        if let Some(h) = &self.header {
+            let v = h.effective_version();
+            if h.v4 {
+                // Reported on the header line already.
+            } else if v < 3.0 {
+                self.diagnostics.push(Diagnostic::new(
+                    None,
+                    DiagKind::OldVersion,
+                    format!("version {v}: migrated in memory, read-only (pi rewrites it with new random ids on open)"),
+                ));
+                self.migrate(v);
+            } else if v > 3.0 {
+                self.diagnostics.push(Diagnostic::new(None, DiagKind::FutureVersion, format!("version {v}: shown read-only")));
+            }
+        } else if self.read_len > 0 && !self.diagnostics.iter().any(|d| d.kind == DiagKind::MissingHeader) {
+            self.diagnostics.push(Diagnostic::new(None, DiagKind::MissingHeader, "no session header"));
+        }
+    }
+
+    /// pi's `migrateV1ToV2` / `migrateV2ToV3`, in memory. Ids are synthetic (`v1-<line>`):
+    /// pi draws random ones when it rewrites the file.
+    fn migrate(&mut self, version: f64) {
+        if version < 2.0 {
+            let mut prev: Option<Id> = None;
+            let mut by_ordinal: HashMap<u32, usize> = HashMap::new();
+            for (i, e) in self.entries.iter_mut().enumerate() {
+                let id = Id::from(format!("v1-{}", e.line));
+                e.id = Some(id.clone());
+                e.parent = match prev.take() {
+                    Some(p) => Parent::Id(p),
+                    None => Parent::Null,
+                };
+                prev = Some(id);
+                by_ordinal.insert(self.ordinals[i], i);
+            }
+            let ids: Vec<Option<Id>> = self.entries.iter().map(|e| e.id.clone()).collect();
+            for e in self.entries.iter_mut() {
+                if let Detail::Compaction { first_kept, first_kept_index, .. } = &mut e.detail {
+                    if let Some(ix) = first_kept_index.take() {
+                        if ix >= 0 {
+                            if let Some(&target) = by_ordinal.get(&(ix as u32)) {
+                                *first_kept = ids[target].clone();
+                            }
+                        }
+                    }
+                }
+            }
+            self.by_id = self.entries.iter().enumerate().filter_map(|(i, e)| e.id.clone().map(|id| (id, i as u32))).collect();
+            self.diagnostics.retain(|d| d.kind != DiagKind::DuplicateId && d.kind != DiagKind::MissingId);
+        }
+        for e in self.entries.iter_mut() {
+            if let Detail::Message { role, .. } = &mut e.detail {
+                if *role == Role::HookMessage {
+                    *role = Role::Custom;
+                }
+            }
+        }
+    }
+
+    /// Why this session is read-only, if it is.
+    pub fn read_only(&self) -> Option<ReadOnlyReason> {
+        match &self.header {
+            _ if !self.header_ok => Some(ReadOnlyReason::NoHeader),
+            Some(h) if h.effective_version() < 3.0 => Some(ReadOnlyReason::OldVersion),
+            Some(h) if h.effective_version() > 3.0 || h.v4 => Some(ReadOnlyReason::FutureVersion),
+            None => Some(ReadOnlyReason::NoHeader),
+            _ => None,
+        }
+    }
+
+    /// True when the file's last byte is not `\n` (a torn tail or an unterminated last line).
+    pub fn has_unterminated_tail(&self) -> bool {
+        self.read_len > self.committed_len
+    }
+
+    pub fn version(&self) -> f64 {
+        self.header.as_ref().map(|h| h.effective_version()).unwrap_or(3.0)
+    }
+
+    pub fn entry(&self, id: &str) -> Option<&Entry> {
+        self.by_id.get(id).map(|&i| &self.entries[i as usize])
+    }
+
+    pub fn index_of(&self, id: &str) -> Option<u32> {
+        self.by_id.get(id).copied()
+    }
+
+    /// Reads the raw bytes of an entry line from disk.
+    pub fn line_bytes(&self, e: &Entry) -> Result<Vec<u8>, Error> {
+        let mut f = File::open(&self.path).map_err(|err| Error::io(&self.path, err))?;
+        read_at(&mut f, e.offset, e.len as usize).map_err(|err| Error::io(&self.path, err))
+    }
+}
+
+/// Reads `len` bytes at `offset`.
+pub fn read_at(f: &mut File, offset: u64, len: usize) -> io::Result<Vec<u8>> {
+    let mut buf = vec![0u8; len];
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::read_exact_at(f, &mut buf, offset)?;
+    }
+    #[cfg(not(unix))]
+    {
+        use std::io::Read;
+        f.seek(SeekFrom::Start(offset))?;
+        f.read_exact(&mut buf)?;
+    }
+    Ok(buf)
+}

@@ -1,0 +1,215 @@
+//! The JSON shapes of `pi-session tree` and `pi-session context` (a contract other tools and
+//! the tests rely on), and small text helpers.
+
+use std::path::PathBuf;
+
+use indexmap::IndexMap;
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use crate::context::ModelRef;
+use crate::diag::Diagnostic;
+use crate::tree::Leaf;
+use crate::{Error, Session};
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TreeEntry {
+    pub id: Option<String>,
+    pub parent_id: Option<String>,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub role: Option<String>,
+    pub line: u32,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TreeJson {
+    pub path: PathBuf,
+    pub header: serde_json::Value,
+    pub version: Option<f64>,
+    pub leaf_id: Option<String>,
+    pub active_path: Vec<String>,
+    pub roots: Vec<String>,
+    pub children: IndexMap<String, Vec<String>>,
+    pub labels: IndexMap<String, String>,
+    pub name: Option<String>,
+    pub entries: Vec<TreeEntry>,
+    pub diagnostics: Vec<Diagnostic>,
+    pub read_only: Option<crate::ReadOnlyReason>,
+}
+
+impl TreeJson {
+    pub fn of(s: &Session) -> TreeJson {
+        let ix = &s.index;
+        let t = &s.tree;
+        let id = |i: &u32| s.id_of(*i).to_string();
+        let mut children = IndexMap::new();
+        for (i, c) in t.children.iter().enumerate() {
+            if !c.is_empty() {
+                children.insert(s.id_of(i as u32).to_string(), c.iter().map(id).collect());
+            }
+        }
+        TreeJson {
+            path: ix.path.clone(),
+            header: ix.header.as_ref().map(|h| h.json()).unwrap_or(serde_json::Value::Null),
+            version: ix.header.as_ref().and_then(|h| h.version),
+            leaf_id: s.leaf_id().map(str::to_string),
+            active_path: t.active_path().iter().map(id).collect(),
+            roots: t.roots.iter().map(id).collect(),
+            children,
+            labels: t.labels.iter().map(|(k, v)| (k.to_string(), v.text.clone())).collect(),
+            name: t.name.clone(),
+            entries: ix
+                .entries
+                .iter()
+                .map(|e| TreeEntry {
+                    id: e.id.as_ref().map(|s| s.to_string()),
+                    parent_id: e.parent.id().map(|s| s.to_string()),
+                    kind: e.kind.as_str().to_string(),
+                    role: e.role().and_then(|r| r.as_str()).map(str::to_string),
+                    line: e.line,
+                })
+                .collect(),
+            diagnostics: s.diagnostics(),
+            read_only: ix.read_only(),
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextJson {
+    pub leaf_id: Option<String>,
+    pub model: Option<ModelRef>,
+    pub thinking_level: Option<String>,
+    pub messages: Vec<Box<RawValue>>,
+    pub entry_ids: Vec<String>,
+    pub hidden_entry_ids: Vec<String>,
+    /// The last compaction on the path, if any.
+    pub compaction_id: Option<String>,
+}
+
+impl ContextJson {
+    pub fn of(s: &Session, leaf: Leaf) -> Result<ContextJson, Error> {
+        let plan = s.context(leaf);
+        let messages = plan.materialize(&s.index)?;
+        Ok(ContextJson {
+            leaf_id: match leaf {
+                Leaf::Null => None,
+                Leaf::Entry(i) => Some(s.id_of(i).to_string()),
+            },
+            model: plan.model.clone(),
+            thinking_level: plan.thinking_level.clone(),
+            messages,
+            entry_ids: plan.items.iter().map(|it| s.id_of(it.entry).to_string()).collect(),
+            hidden_entry_ids: plan.hidden.iter().map(|&i| s.id_of(i).to_string()).collect(),
+            compaction_id: plan.compaction.map(|i| s.id_of(i).to_string()),
+        })
+    }
+}
+
+/// The text of a message's `content` (a string, or the text blocks of an array).
+pub fn content_text(content: &serde_json::Value) -> String {
+    match content {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Array(blocks) => {
+            let mut out = String::new();
+            for b in blocks {
+                if b.get("type").and_then(|t| t.as_str()) == Some("text") {
+                    if let Some(t) = b.get("text").and_then(|t| t.as_str()) {
+                        if !out.is_empty() {
+                            out.push(' ');
+                        }
+                        out.push_str(t);
+                    }
+                }
+            }
+            out
+        }
+        _ => String::new(),
+    }
+}
+
+/// The first `max` characters of the text of a message line's content, whitespace folded.
+pub fn first_text_of_line(line: &str, max: usize) -> String {
+    let fixed;
+    let text = if crate::json::has_lone_surrogate(line) {
+        fixed = crate::json::replace_lone_surrogates(line);
+        &fixed
+    } else {
+        line
+    };
+    #[derive(serde::Deserialize)]
+    struct L {
+        message: Option<M>,
+    }
+    #[derive(serde::Deserialize)]
+    struct M {
+        content: Option<serde_json::Value>,
+    }
+    let content = serde_json::from_str::<L>(text).ok().and_then(|l| l.message).and_then(|m| m.content);
+    let t = content.map(|c| content_text(&c)).unwrap_or_default();
+    fold(&t, max)
+}
+
+/// Folds runs of whitespace to one space and cuts at `max` characters (with `…`).
+pub fn fold(s: &str, max: usize) -> String {
+    let mut out = String::with_capacity(s.len().min(max * 4));
+    let mut n = 0;
+    let mut space = false;
+    for c in s.trim().chars() {
+        if c.is_whitespace() {
+            space = true;
+            continue;
+        }
+        if space && !out.is_empty() {
+            out.push(' ');
+            n += 1;
+        }
+        space = false;
+        if n >= max {
+            out.push('…');
+            return out;
+        }
+        out.push(c);
+        n += 1;
+    }
+    out
+}
+
+/// A plain-text drawing of the tree, one line per entry: `*` marks the active path, `@` the
+/// leaf; a branch point indents its children (as pi's /tree does), at most 32 levels deep.
+pub fn ascii_tree(s: &Session) -> String {
+    use std::fmt::Write;
+    let t = &s.tree;
+    let ix = &s.index;
+    let on_path: std::collections::HashSet<u32> = t.active_path().into_iter().collect();
+    let leaf = t.leaf_index();
+    let mut out = String::new();
+    // (node, indent level, is a branch child, is the last sibling)
+    let mut stack: Vec<(u32, u32, bool)> = t.roots.iter().rev().map(|&r| (r, 0, t.roots.len() > 1)).collect();
+    while let Some((n, level, branch)) = stack.pop() {
+        let e = &ix.entries[n as usize];
+        let mark = if Some(n) == leaf { '@' } else if on_path.contains(&n) { '*' } else { ' ' };
+        let shown = level.min(32) as usize;
+        let indent = "  ".repeat(shown);
+        let bullet = if branch { "+ " } else { "" };
+        let what = match e.role().and_then(|r| r.as_str()) {
+            Some(r) => format!("{} {}", e.kind.as_str(), r),
+            None => e.kind.as_str().to_string(),
+        };
+        let label = e.id.as_ref().and_then(|id| t.labels.get(id)).map(|l| format!(" [{}]", l.text)).unwrap_or_default();
+        let _ = writeln!(out, "{mark} {indent}{bullet}{} {what}{label}  (line {})", e.id_str(), e.line);
+        let kids = &t.children[n as usize];
+        let fan = kids.len() > 1;
+        for &c in kids.iter().rev() {
+            stack.push((c, if fan { level + 1 } else { level }, fan));
+        }
+    }
+    if t.leaf == Leaf::Null {
+        out.push_str("@ (leaf: before the first entry)\n");
+    }
+    out
+}
