@@ -6,7 +6,7 @@ use std::fmt;
 use std::fs::File;
 
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use crate::entry::{Detail, Kind, Role};
@@ -38,7 +38,7 @@ pub struct Item {
 }
 
 /// `{provider, modelId}` of the last `model_change` or assistant message on the path.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct ModelRef {

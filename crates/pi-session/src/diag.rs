@@ -1,8 +1,8 @@
 //! Findings about a session file: every kind of damage becomes one of these, never a panic.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub enum Severity {
@@ -14,7 +14,7 @@ pub enum Severity {
 macro_rules! diag_kinds {
     ($($variant:ident = $name:literal, $sev:ident, $doc:literal;)*) => {
         /// The kinds of findings. The string form (`kind` in JSON) is stable.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
         #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
         pub enum DiagKind {
             $(#[doc = $doc] #[serde(rename = $name)] $variant,)*
@@ -78,7 +78,7 @@ impl std::fmt::Display for DiagKind {
 }
 
 /// One finding. `line` is 1-based; `None` for findings about the whole file.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct Diagnostic {
     pub line: Option<u32>,

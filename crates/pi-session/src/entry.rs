@@ -1,7 +1,7 @@
 //! The per-line skeleton: what the index keeps of each entry line (never its body).
 
 use compact_str::CompactString;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::json::{js_date_ms, js_trim, LineFields, Loose, MessageFields};
 
@@ -130,7 +130,7 @@ impl Parent {
 }
 
 /// Token usage of an assistant message (`message.usage`), as far as the UI sums it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct Usage {

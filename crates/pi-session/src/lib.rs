@@ -6,6 +6,7 @@
 //! * [`ContextPlan`] — what the LLM sees at a node (pi's `buildSessionContext`).
 //! * [`scan`] — the sessions root, listing, summaries; [`forks`] — the fork graph.
 
+pub mod api;
 pub mod context;
 pub mod diag;
 pub mod entry;
