@@ -14,6 +14,7 @@ pub mod forks;
 pub mod json;
 pub mod jssort;
 pub mod lines;
+pub mod preview;
 pub mod scan;
 pub mod session;
 pub mod summary;
