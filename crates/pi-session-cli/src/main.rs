@@ -9,12 +9,16 @@ use pi_session::forks::{fork_graph, ForkStatus};
 use pi_session::scan::resolve_root;
 use pi_session::summary::{list, SessionSummary};
 use pi_session::view::{ContextJson, TreeJson};
+use pi_session::write::{self, Appended, WriteOptions};
 use pi_session::{Error, Leaf, Session};
 use serde::Serialize;
 
 #[derive(Parser)]
 #[command(name = "pi-session", version, about = "List, inspect, check and steer pi coding-agent sessions", long_about = None)]
 struct Cli {
+    /// Refuse every write (navigate, label, fork)
+    #[arg(long, global = true)]
+    read_only: bool,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -58,6 +62,40 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Move the persisted leaf to an entry (appends one `leaf` line); pi resumes there
+    Navigate {
+        file: PathBuf,
+        /// Entry id to resume at
+        #[arg(required_unless_present = "root", conflicts_with = "root")]
+        id: Option<String>,
+        /// Resume before the first entry
+        #[arg(long)]
+        root: bool,
+        #[command(flatten)]
+        sessions: RootArg,
+    },
+    /// Set or clear the label of an entry (appends one `label` line, as pi does)
+    Label {
+        file: PathBuf,
+        id: String,
+        #[arg(required_unless_present = "clear", conflicts_with = "clear")]
+        text: Option<String>,
+        /// Remove the label
+        #[arg(long)]
+        clear: bool,
+        #[command(flatten)]
+        sessions: RootArg,
+    },
+    /// Fork the path root→ID into a new session file beside the source; prints its path
+    Fork {
+        file: PathBuf,
+        id: String,
+        /// Fork before the entry (at its parent), as pi's /fork offers for user messages
+        #[arg(long)]
+        before: bool,
+        #[command(flatten)]
+        sessions: RootArg,
+    },
     /// Report damage in a file or every file under a root; exit 1 when any finding is an error
     Check {
         /// A session file or a folder (default: the sessions root)
@@ -71,7 +109,7 @@ enum Cmd {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(cli.cmd) {
+    match run(cli.cmd, cli.read_only) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("pi-session: {e}");
@@ -88,8 +126,61 @@ fn print_json<T: Serialize>(v: &T) -> Result<(), Error> {
     Ok(())
 }
 
-fn run(cmd: Cmd) -> Result<ExitCode, Error> {
+fn write_opts(sessions: &RootArg, read_only: bool) -> WriteOptions {
+    WriteOptions { root: Some(resolve_root(sessions.sessions_dir.as_deref()).path), read_only, ..Default::default() }
+}
+
+#[derive(Serialize)]
+struct Wrote {
+    file: PathBuf,
+    line: String,
+    offset: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    warning: Option<String>,
+}
+
+impl From<Appended> for Wrote {
+    fn from(a: Appended) -> Self {
+        if let Some(w) = &a.warning {
+            eprintln!("pi-session: warning: {w}");
+        }
+        Wrote { file: a.file, line: a.line, offset: a.offset, warning: a.warning }
+    }
+}
+
+fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
     match cmd {
+        Cmd::Navigate { file, id, root: _, sessions } => {
+            let a = write::navigate(&file, id.as_deref(), &write_opts(&sessions, read_only))?;
+            print_json(&Wrote::from(a))?;
+        }
+        Cmd::Label { file, id, text, clear, sessions } => {
+            let text = if clear { None } else { text };
+            let a = write::set_label(&file, &id, text.as_deref(), &write_opts(&sessions, read_only))?;
+            print_json(&Wrote::from(a))?;
+        }
+        Cmd::Fork { file, id, before, sessions } => {
+            let opts = write_opts(&sessions, read_only);
+            let target = if before {
+                let s = Session::open(&file)?;
+                let i = s.node(&id)?;
+                match s.tree.parent[i as usize] {
+                    pi_session::tree::NONE => None,
+                    p => Some(s.id_of(p).to_string()),
+                }
+            } else {
+                Some(id)
+            };
+            let f = write::fork(&file, target.as_deref(), &opts)?;
+            #[derive(Serialize)]
+            #[serde(rename_all = "camelCase")]
+            struct Out {
+                file: PathBuf,
+                leaf_id: Option<String>,
+                copied: usize,
+            }
+            print_json(&Out { file: f.file, leaf_id: f.leaf_id, copied: f.copied })?;
+        }
         Cmd::List { root, json } => {
             let root = resolve_root(root.sessions_dir.as_deref()).path;
             let l = list(&root);

@@ -20,6 +20,7 @@ pub mod session;
 pub mod summary;
 pub mod tree;
 pub mod view;
+pub mod write;
 
 pub use context::{ContextPlan, Item, ItemKind, ModelRef};
 pub use diag::{DiagKind, Diagnostic, Severity};

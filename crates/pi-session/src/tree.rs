@@ -50,6 +50,8 @@ pub struct Tree {
     pub leaf: Leaf,
     /// Findings about structure (missing parents, cycles, dangling references).
     pub diagnostics: Vec<Diagnostic>,
+    /// Entries that were part of a parent cycle (pi loops forever on a path through them).
+    pub in_cycle: Vec<bool>,
 }
 
 impl Tree {
@@ -90,7 +92,8 @@ impl Tree {
             }
         }
 
-        break_cycles(ix, &mut parent, &mut is_root, &in_tree, &mut diags);
+        let mut in_cycle = vec![false; n];
+        break_cycles(ix, &mut parent, &mut is_root, &in_tree, &mut in_cycle, &mut diags);
 
         let mut children: Vec<Vec<u32>> = vec![Vec::new(); n];
         let mut roots = Vec::new();
@@ -154,7 +157,7 @@ impl Tree {
 
         let leaf = leaf_of(ix, &parent, &mut diags);
 
-        let mut t = Tree { parent, children, roots, in_tree, depth, pre, post, labels, name, leaf, diagnostics: diags };
+        let mut t = Tree { parent, children, roots, in_tree, depth, pre, post, labels, name, leaf, diagnostics: diags, in_cycle };
         t.reference_diagnostics(ix);
         t
     }
@@ -175,6 +178,18 @@ impl Tree {
         }
         p.reverse();
         p
+    }
+
+    /// True when a walk from `node` to its root passes through a (broken) parent cycle.
+    pub fn path_hits_cycle(&self, node: u32) -> bool {
+        let mut cur = node;
+        while cur != NONE {
+            if self.in_cycle[cur as usize] {
+                return true;
+            }
+            cur = self.parent[cur as usize];
+        }
+        false
     }
 
     /// The active path (root → leaf), empty when the leaf is null.
@@ -247,7 +262,14 @@ fn leaf_of(ix: &SessionIndex, parent: &[u32], diags: &mut Vec<Diagnostic>) -> Le
 
 /// Finds entries whose parent chain never reaches a root and breaks each cycle at its
 /// earliest line, which becomes a root.
-fn break_cycles(ix: &SessionIndex, parent: &mut [u32], is_root: &mut [bool], in_tree: &[bool], diags: &mut Vec<Diagnostic>) {
+fn break_cycles(
+    ix: &SessionIndex,
+    parent: &mut [u32],
+    is_root: &mut [bool],
+    in_tree: &[bool],
+    in_cycle: &mut [bool],
+    diags: &mut Vec<Diagnostic>,
+) {
     const WHITE: u8 = 0;
     const GREY: u8 = 1;
     const BLACK: u8 = 2;
@@ -269,6 +291,9 @@ fn break_cycles(ix: &SessionIndex, parent: &mut [u32], is_root: &mut [bool], in_
                 // Cycle: the stack from the first occurrence of `cur`.
                 let from = stack.iter().position(|&x| x == cur).unwrap_or(0);
                 let cycle = &stack[from..];
+                for &x in cycle {
+                    in_cycle[x as usize] = true;
+                }
                 let breaker = *cycle.iter().min_by_key(|&&x| ix.entries[x as usize].line).unwrap_or(&cur);
                 let lines: Vec<String> = cycle.iter().map(|&x| ix.entries[x as usize].line.to_string()).collect();
                 let b = &ix.entries[breaker as usize];

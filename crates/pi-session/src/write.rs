@@ -1,0 +1,353 @@
+//! Writing, append-only (DESIGN.md "Writing"). No existing byte of any file is ever changed,
+//! truncated or rewritten:
+//!
+//! * navigate and label append one complete JSON line with a single `write` on an `O_APPEND`
+//!   descriptor, then fsync; the file is re-read first, so the line's `parentId` reflects what
+//!   any other writer appended meanwhile;
+//! * a fork writes a new file: a hidden temporary file in the source's folder, fsynced, then
+//!   linked into place under its final name (which never replaces an existing file), then the
+//!   folder is fsynced. A crash leaves either no new session file or a complete one.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use serde_json::json;
+
+use crate::session::{read_at, FileStamp};
+use crate::tree::Leaf;
+use crate::{Error, Session};
+
+/// How writes are checked.
+#[derive(Debug, Clone)]
+pub struct WriteOptions {
+    /// When set, the file must resolve (after symlinks) inside this folder.
+    pub root: Option<PathBuf>,
+    /// Refuse every write.
+    pub read_only: bool,
+    /// A torn tail must be unchanged for this long before we write after it.
+    pub stable_for: Duration,
+}
+
+impl Default for WriteOptions {
+    fn default() -> Self {
+        WriteOptions { root: None, read_only: false, stable_for: Duration::from_secs(1) }
+    }
+}
+
+/// A line we appended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Appended {
+    pub file: PathBuf,
+    /// The JSON line (without the newline).
+    pub line: String,
+    /// Byte offset where the line starts.
+    pub offset: u64,
+    /// Another writer appended to the file within the last seconds.
+    pub warning: Option<String>,
+}
+
+/// A session file we created by forking.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Forked {
+    pub file: PathBuf,
+    pub leaf_id: Option<String>,
+    /// Entry lines copied byte for byte.
+    pub copied: usize,
+}
+
+/// Ids accepted as arguments: 1–128 characters, no control characters, no quotes.
+pub fn validate_id(id: &str) -> Result<(), Error> {
+    let ok = !id.is_empty() && id.chars().count() <= 128 && id.chars().all(|c| !c.is_control() && c != '"' && c != '\\');
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::InvalidId(id.to_string()))
+    }
+}
+
+/// The file, resolved after symlinks, checked to lie inside the root.
+pub fn confine(path: &Path, root: Option<&Path>) -> Result<PathBuf, Error> {
+    let real = std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?;
+    if let Some(root) = root {
+        let outside = || Error::OutsideRoot { path: path.to_path_buf(), root: root.to_path_buf() };
+        let real_root = std::fs::canonicalize(root).map_err(|_| outside())?;
+        if !real.starts_with(&real_root) {
+            return Err(outside());
+        }
+    }
+    let meta = std::fs::metadata(&real).map_err(|e| Error::io(path, e))?;
+    if !meta.is_file() {
+        return Err(Error::NotAFile(path.to_path_buf()));
+    }
+    Ok(real)
+}
+
+/// `NOW`: ISO-8601 UTC with milliseconds and `Z`.
+pub fn now_iso() -> String {
+    chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+}
+
+/// A fresh 8-hex id not used in the session.
+pub fn new_id(s: &Session) -> String {
+    loop {
+        let id = uuid::Uuid::new_v4().simple().to_string()[..8].to_string();
+        if !s.index.by_id.contains_key(id.as_str()) {
+            return id;
+        }
+    }
+}
+
+/// Loads the session for writing: confined, version 3 with a valid header, tail stable.
+/// Returns the session and whether our line needs a leading `\n` (a stable torn tail).
+fn prepare(path: &Path, opts: &WriteOptions) -> Result<(Session, PathBuf, bool), Error> {
+    if opts.read_only {
+        return Err(Error::ReadOnlyMode);
+    }
+    let real = confine(path, opts.root.as_deref())?;
+    let s = Session::open(&real)?;
+    if let Some(reason) = s.index.read_only() {
+        let why = match reason {
+            crate::ReadOnlyReason::NoHeader => "the file has no valid session header".to_string(),
+            crate::ReadOnlyReason::OldVersion => format!(
+                "version {} files are read-only (pi rewrites them with new random ids when it opens them)",
+                s.index.version()
+            ),
+            crate::ReadOnlyReason::FutureVersion => format!("version {} is newer than this reader; read-only", s.index.version()),
+        };
+        return Err(Error::ReadOnly { path: path.to_path_buf(), message: why });
+    }
+    let torn = s.index.has_unterminated_tail() || last_byte_is_not_newline(&real)?;
+    if torn {
+        wait_stable(&real, &s, opts.stable_for)?;
+    }
+    Ok((s, real, torn))
+}
+
+fn last_byte_is_not_newline(path: &Path) -> Result<bool, Error> {
+    let mut f = File::open(path).map_err(|e| Error::io(path, e))?;
+    let len = f.metadata().map_err(|e| Error::io(path, e))?.len();
+    if len == 0 {
+        return Ok(false);
+    }
+    Ok(read_at(&mut f, len - 1, 1).map_err(|e| Error::io(path, e))? != b"\n")
+}
+
+/// A torn tail may be a write in progress: require the file to stay unchanged for
+/// `stable_for` (measured from its mtime), else refuse.
+fn wait_stable(path: &Path, s: &Session, stable_for: Duration) -> Result<(), Error> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    let stamp = FileStamp::of(&meta);
+    let age = meta.modified().ok().and_then(|m| SystemTime::now().duration_since(m).ok()).unwrap_or(Duration::ZERO);
+    if age < stable_for {
+        std::thread::sleep(stable_for - age);
+    }
+    let now = FileStamp::of(&std::fs::metadata(path).map_err(|e| Error::io(path, e))?);
+    if now != stamp || now.len != s.index.read_len {
+        return Err(Error::TailChanging { path: path.to_path_buf() });
+    }
+    Ok(())
+}
+
+fn target_node(s: &Session, id: &str) -> Result<u32, Error> {
+    validate_id(id)?;
+    let i = s.node(id)?;
+    if s.tree.path_hits_cycle(i) {
+        return Err(Error::InCycle { path: s.index.path.clone(), id: id.to_string() });
+    }
+    Ok(i)
+}
+
+/// Appends `line` (plus `\n`, with a leading `\n` after a torn tail) in one `write` on an
+/// `O_APPEND` descriptor, then fsyncs.
+fn append_line(real: &Path, line: &str, torn: bool) -> Result<u64, Error> {
+    let mut buf = Vec::with_capacity(line.len() + 2);
+    if torn {
+        buf.push(b'\n');
+    }
+    buf.extend_from_slice(line.as_bytes());
+    buf.push(b'\n');
+    let mut f = OpenOptions::new().append(true).open(real).map_err(|e| Error::io(real, e))?;
+    let written = f.write(&buf).map_err(|e| Error::io(real, e))?;
+    if written != buf.len() {
+        // A regular file takes a small write whole; finish it rather than leave a torn line.
+        f.write_all(&buf[written..]).map_err(|e| Error::io(real, e))?;
+    }
+    f.sync_data().map_err(|e| Error::io(real, e))?;
+    let end = f.metadata().map_err(|e| Error::io(real, e))?.len();
+    Ok(end - line.len() as u64 - 1)
+}
+
+/// pi appended to this file in the last seconds: its last line is one pi writes (not a `leaf`
+/// or `label` line) and the file changed moments ago.
+fn live_warning(real: &Path, s: &Session) -> Option<String> {
+    let last = s.index.entries.last()?;
+    if matches!(last.kind, crate::Kind::Leaf | crate::Kind::Label) {
+        return None;
+    }
+    let m = std::fs::metadata(real).ok()?.modified().ok()?;
+    let age = SystemTime::now().duration_since(m).ok()?;
+    (age < Duration::from_secs(10)).then(|| {
+        "another process appended to this session moments ago; if pi has it open, pi's next message continues from pi's own in-memory leaf".to_string()
+    })
+}
+
+/// `{"type":"leaf","id":ID,"parentId":X,"timestamp":NOW,"targetId":X}` (keys in this order).
+pub fn leaf_line(id: &str, target: Option<&str>, now: &str) -> String {
+    json!({
+        "type": "leaf",
+        "id": id,
+        "parentId": target,
+        "timestamp": now,
+        "targetId": target,
+    })
+    .to_string()
+}
+
+/// Moves the persisted leaf to `target` (`None`: before the first entry) by appending
+/// `{"type":"leaf","id":NEW,"parentId":X,"timestamp":NOW,"targetId":X}`.
+pub fn navigate(path: &Path, target: Option<&str>, opts: &WriteOptions) -> Result<Appended, Error> {
+    let (s, real, torn) = prepare(path, opts)?;
+    if let Some(t) = target {
+        target_node(&s, t)?;
+    }
+    let warning = live_warning(&real, &s);
+    let line = leaf_line(&new_id(&s), target, &now_iso());
+    let offset = append_line(&real, &line, torn)?;
+    Ok(Appended { file: real, line, offset, warning })
+}
+
+/// Sets (or, with `None` / `""`, clears) the label of `target`, as pi's `appendLabelChange`:
+/// `{"type":"label","id":NEW,"parentId":LEAF,"timestamp":NOW,"targetId":X,"label":"t"}`.
+pub fn set_label(path: &Path, target: &str, label: Option<&str>, opts: &WriteOptions) -> Result<Appended, Error> {
+    let (s, real, torn) = prepare(path, opts)?;
+    target_node(&s, target)?;
+    let leaf = match s.tree.leaf {
+        Leaf::Null => None,
+        Leaf::Entry(i) => Some(s.id_of(i).to_string()),
+    };
+    let warning = live_warning(&real, &s);
+    let mut obj = serde_json::Map::new();
+    obj.insert("type".into(), "label".into());
+    obj.insert("id".into(), new_id(&s).into());
+    obj.insert("parentId".into(), leaf.into());
+    obj.insert("timestamp".into(), now_iso().into());
+    obj.insert("targetId".into(), target.into());
+    if let Some(l) = label.filter(|l| !l.is_empty()) {
+        obj.insert("label".into(), l.into());
+    }
+    let line = serde_json::Value::Object(obj).to_string();
+    let offset = append_line(&real, &line, torn)?;
+    Ok(Appended { file: real, line, offset, warning })
+}
+
+/// Forks at `target` (`None`: an empty fork, before the first entry) into a new file in the
+/// source's folder: a header, the root→target lines copied byte for byte, a label line for
+/// each label in effect on the path whose label line is not on it, and a `leaf` line.
+pub fn fork(path: &Path, target: Option<&str>, opts: &WriteOptions) -> Result<Forked, Error> {
+    if opts.read_only {
+        return Err(Error::ReadOnlyMode);
+    }
+    let real = confine(path, opts.root.as_deref())?;
+    let s = Session::open(&real)?;
+    if let Some(reason) = s.index.read_only() {
+        return Err(Error::ReadOnly { path: path.to_path_buf(), message: format!("cannot fork a read-only session ({reason:?})") });
+    }
+    let node = match target {
+        Some(t) => Some(target_node(&s, t)?),
+        None => None,
+    };
+    let path_nodes = node.map(|n| s.tree.path_to(n)).unwrap_or_default();
+    let folder = real.parent().ok_or_else(|| Error::Invalid("a session file has a folder".into()))?.to_path_buf();
+    let header = s.index.header.as_ref().expect("a writable session has a header");
+
+    let now = now_iso();
+    let id = uuid::Uuid::now_v7().to_string();
+    let mut out: Vec<u8> = Vec::new();
+    let mut head = serde_json::Map::new();
+    head.insert("type".into(), "session".into());
+    head.insert("version".into(), 3.into());
+    head.insert("id".into(), id.clone().into());
+    head.insert("timestamp".into(), now.clone().into());
+    if let Some(cwd) = &header.cwd {
+        head.insert("cwd".into(), cwd.clone().into());
+    }
+    head.insert("parentSession".into(), real.to_string_lossy().into_owned().into());
+    out.extend_from_slice(serde_json::Value::Object(head).to_string().as_bytes());
+    out.push(b'\n');
+
+    // The path, byte for byte.
+    let mut f = File::open(&real).map_err(|e| Error::io(&real, e))?;
+    let mut on_path = std::collections::HashSet::new();
+    for &i in &path_nodes {
+        let e = &s.index.entries[i as usize];
+        let bytes = read_at(&mut f, e.offset, e.len as usize).map_err(|err| Error::io(&real, err))?;
+        out.extend_from_slice(&bytes);
+        out.push(b'\n');
+        on_path.insert(i);
+    }
+    // Labels in effect on path entries whose label line is not on the path.
+    let mut used: std::collections::HashSet<String> = s.index.by_id.keys().map(|k| k.to_string()).collect();
+    let mut fresh = || loop {
+        let id = uuid::Uuid::new_v4().simple().to_string()[..8].to_string();
+        if used.insert(id.clone()) {
+            return id;
+        }
+    };
+    let mut prev = target.map(str::to_string);
+    for (tid, info) in &s.tree.labels {
+        let Some(ti) = s.index.index_of(tid) else { continue };
+        if !on_path.contains(&ti) || on_path.contains(&info.entry) {
+            continue;
+        }
+        let lid = fresh();
+        let line = json!({
+            "type": "label",
+            "id": lid,
+            "parentId": prev,
+            "timestamp": now,
+            "targetId": tid.as_str(),
+            "label": info.text,
+        });
+        out.extend_from_slice(line.to_string().as_bytes());
+        out.push(b'\n');
+        prev = Some(lid);
+    }
+    out.extend_from_slice(leaf_line(&fresh(), target, &now).as_bytes());
+    out.push(b'\n');
+
+    let name = format!("{}_{}.jsonl", now.replace([':', '.'], "-"), id);
+    let file = write_new_file(&folder, &name, &out)?;
+    Ok(Forked { file, leaf_id: target.map(str::to_string), copied: path_nodes.len() })
+}
+
+/// Writes `bytes` to `folder/name` crash-safely: hidden temporary file, fsync, link into
+/// place (fails rather than replace an existing file), remove the temporary name, fsync the
+/// folder.
+pub fn write_new_file(folder: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, Error> {
+    let tmp = folder.join(format!(".{name}.tmp-{}", uuid::Uuid::new_v4().simple()));
+    let dest = folder.join(name);
+    let result = (|| -> std::io::Result<()> {
+        let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        drop(f);
+        std::fs::hard_link(&tmp, &dest)?;
+        Ok(())
+    })();
+    let _ = std::fs::remove_file(&tmp);
+    result.map_err(|e| Error::io(&dest, e))?;
+    sync_dir(folder);
+    Ok(dest)
+}
+
+/// fsync a folder so a new name in it survives a crash (a no-op where folders cannot be opened).
+pub fn sync_dir(folder: &Path) {
+    #[cfg(unix)]
+    if let Ok(d) = File::open(folder) {
+        let _ = d.sync_all();
+    }
+    #[cfg(not(unix))]
+    let _ = folder;
+}
