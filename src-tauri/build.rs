@@ -1,3 +1,31 @@
+// The app's commands get permissions of their own ("allow-<command>"), granted to the main
+// window in src-tauri/capabilities/default.json: nothing else is reachable over IPC.
+const COMMANDS: &[&str] = &[
+    "app_info",
+    "list_sessions",
+    "fork_graph",
+    "tree_page",
+    "locate_row",
+    "find_in_session",
+    "entry_detail",
+    "context_view",
+    "context_page",
+    "hidden_page",
+    "navigate",
+    "set_label",
+    "fork_session",
+    "search",
+    "transcript_page",
+    "switch_branch",
+    "transcript_markdown",
+    "set_read_only",
+];
+
 fn main() {
-    tauri_build::build()
+    tauri_build::try_build(
+        tauri_build::Attributes::new()
+            .capabilities_path_pattern("./src-tauri/capabilities/**/*")
+            .app_manifest(tauri_build::AppManifest::new().commands(COMMANDS)),
+    )
+    .expect("tauri build script");
 }

@@ -1,1 +1,109 @@
-pub fn run() {}
+//! The desktop shell: starts on the sessions root (or the bundled demo), watches it, and
+//! exposes the core's `Explorer` to the web UI through thin commands.
+
+pub mod commands;
+pub mod demo;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Parser;
+use pi_session::explorer::Explorer;
+use pi_session::scan::{resolve_root, RootSource};
+use tauri::{Emitter, Manager};
+
+/// Command-line options of the app.
+#[derive(Parser, Debug, Clone, Default)]
+#[command(name = "pi-session-explorer", version, about = "Browse, steer and audit pi coding-agent sessions")]
+pub struct Options {
+    /// Sessions root (default: $PI_CODING_AGENT_SESSION_DIR, $PI_CODING_AGENT_DIR/sessions, ~/.pi/agent/sessions)
+    #[arg(long, value_name = "DIR")]
+    pub sessions_dir: Option<PathBuf>,
+    /// Never write to any session file
+    #[arg(long)]
+    pub read_only: bool,
+    /// Open the bundled demo sessions even when the root exists
+    #[arg(long)]
+    pub demo: bool,
+}
+
+/// What the commands share.
+pub struct AppState {
+    pub explorer: Arc<Explorer>,
+}
+
+fn source_name(s: RootSource) -> &'static str {
+    match s {
+        RootSource::Flag => "flag",
+        RootSource::EnvSessionDir => "env-session-dir",
+        RootSource::EnvAgentDir => "env-agent-dir",
+        RootSource::Default => "default",
+    }
+}
+
+/// Where the demo is copied: `$PI_EXPLORER_DATA_DIR`, else the platform data folder.
+fn data_dir() -> PathBuf {
+    std::env::var_os("PI_EXPLORER_DATA_DIR")
+        .map(PathBuf::from)
+        .or_else(|| dirs::data_dir().map(|d| d.join("pi-session-explorer")))
+        .unwrap_or_else(|| std::env::temp_dir().join("pi-session-explorer"))
+}
+
+/// Builds the explorer for these options: the root, or the demo when the root is missing.
+pub fn explorer_for(opts: &Options) -> Explorer {
+    let root = resolve_root(opts.sessions_dir.as_deref());
+    if opts.demo || !root.path.is_dir() {
+        match demo::install(&data_dir()) {
+            Ok(demo_root) => return Explorer::new(demo_root, "demo", opts.read_only).with_demo(root.path),
+            Err(e) => tracing::error!("could not install the demo sessions: {e}"),
+        }
+    }
+    Explorer::new(root.path, source_name(root.source), opts.read_only)
+}
+
+/// Registers the state and every command on a builder (shared with the mock-runtime tests).
+pub fn with_commands<R: tauri::Runtime>(builder: tauri::Builder<R>, explorer: Arc<Explorer>) -> tauri::Builder<R> {
+    builder.manage(AppState { explorer }).invoke_handler(tauri::generate_handler![
+        commands::app_info,
+        commands::list_sessions,
+        commands::fork_graph,
+        commands::tree_page,
+        commands::locate_row,
+        commands::find_in_session,
+        commands::entry_detail,
+        commands::context_view,
+        commands::context_page,
+        commands::hidden_page,
+        commands::navigate,
+        commands::set_label,
+        commands::fork_session,
+        commands::search,
+        commands::transcript_page,
+        commands::switch_branch,
+        commands::transcript_markdown,
+        commands::set_read_only,
+    ])
+}
+
+pub fn run() {
+    tracing_subscriber::fmt().with_env_filter(tracing_subscriber::EnvFilter::from_default_env()).with_writer(std::io::stderr).init();
+    let opts = Options::parse();
+    let explorer = Arc::new(explorer_for(&opts));
+    let root = explorer.root().to_path_buf();
+    with_commands(tauri::Builder::default(), explorer)
+        .setup(move |app| {
+            let handle = app.handle().clone();
+            match pi_session::watch::watch_root(&root, Duration::from_millis(60), move |ev| {
+                let _ = handle.emit("root-changed", ev);
+            }) {
+                Ok(w) => {
+                    app.manage(w);
+                }
+                Err(e) => tracing::warn!("cannot watch {}: {e}", root.display()),
+            }
+            Ok(())
+        })
+        .run(tauri::generate_context!("tauri.conf.json"))
+        .expect("error while running the application");
+}

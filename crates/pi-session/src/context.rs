@@ -152,7 +152,7 @@ impl ContextPlan {
     /// Reads the bodies and builds pi's message objects.
     pub fn materialize(&self, ix: &SessionIndex) -> Result<Vec<Box<RawValue>>, Error> {
         let mut reader = BodyReader::open(ix)?;
-        self.items.iter().map(|it| message_for(ix, &mut reader, *it)).collect()
+        self.items.iter().map(|it| message_for_item(ix, &mut reader, *it)).collect()
     }
 }
 
@@ -271,7 +271,8 @@ fn raw_opt(r: Option<&RawValue>) -> Option<Cow<'_, str>> {
     r.map(|r| Cow::Borrowed(r.get()))
 }
 
-fn message_for(ix: &SessionIndex, reader: &mut BodyReader<'_>, it: Item) -> Result<Box<RawValue>, Error> {
+/// pi's message object for one context item.
+pub fn message_for_item(ix: &SessionIndex, reader: &mut BodyReader<'_>, it: Item) -> Result<Box<RawValue>, Error> {
     let text = reader.line(it.entry)?;
     let bad = |e: serde_json::Error| Error::Corrupt { path: ix.path.clone(), line: ix.entries[it.entry as usize].line, message: e.to_string() };
     let hook = ix.version() < 3.0;

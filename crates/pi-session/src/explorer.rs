@@ -1,0 +1,923 @@
+//! The service behind the app's commands: one per sessions root, thread-safe, no Tauri.
+//! Each app command is a thin adapter over one method here, so the same behaviour is tested
+//! without a window.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant, SystemTime};
+
+use serde_json::Value;
+
+use crate::api::*;
+use crate::context::{BodyReader, ContextPlan, ItemKind};
+use crate::diag::Severity;
+use crate::entry::{Detail, Kind, Role};
+use crate::forks::{fork_graph as compute_forks, ForkStatus};
+use crate::layout::{Fork, Layout};
+use crate::preview::{estimate_tokens, line_value, preview};
+use crate::summary::{list, Listing, SessionSummary};
+use crate::tree::{Leaf, NONE};
+use crate::write::{self, WriteOptions};
+use crate::{Error, Session};
+
+/// Messages and hidden entries sent with a context view before paging.
+pub const CONTEXT_PAGE: usize = 200;
+
+/// Layouts kept (the UI pages through one at a time; a few cover tabs and filters).
+const LAYOUTS_KEPT: usize = 6;
+
+#[derive(Clone, PartialEq, Eq)]
+struct LayoutKey {
+    query: TreeQuery,
+    /// (file, bytes read) of every session in the layout.
+    files: Vec<(PathBuf, u64)>,
+}
+
+struct Cached {
+    session: Arc<RwLock<Session>>,
+    /// Last time another process appended to the file (seen by a refresh).
+    external_append: Option<Instant>,
+}
+
+/// A sessions root, its caches, and the app's modes.
+pub struct Explorer {
+    root: PathBuf,
+    root_source: String,
+    demo: bool,
+    wanted_root: Option<PathBuf>,
+    read_only: AtomicBool,
+    sessions: Mutex<HashMap<PathBuf, Cached>>,
+    listing: Mutex<Option<Arc<Listing>>>,
+    /// Byte lengths right after our own appends, so a refresh can tell our lines from others'.
+    own_writes: Mutex<HashMap<PathBuf, u64>>,
+    layouts: Mutex<Vec<(LayoutKey, Arc<Layout>)>>,
+}
+
+impl Explorer {
+    pub fn new(root: PathBuf, root_source: &str, read_only: bool) -> Explorer {
+        Explorer {
+            root,
+            root_source: root_source.to_string(),
+            demo: false,
+            wanted_root: None,
+            read_only: AtomicBool::new(read_only),
+            sessions: Mutex::new(HashMap::new()),
+            listing: Mutex::new(None),
+            own_writes: Mutex::new(HashMap::new()),
+            layouts: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Marks this explorer as showing the bundled demo instead of `wanted`.
+    pub fn with_demo(mut self, wanted: PathBuf) -> Explorer {
+        self.demo = true;
+        self.wanted_root = Some(wanted);
+        self.root_source = "demo".into();
+        self
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn is_read_only(&self) -> bool {
+        self.read_only.load(Ordering::SeqCst)
+    }
+
+    pub fn app_info(&self) -> AppInfo {
+        AppInfo {
+            root: self.root.clone(),
+            root_source: self.root_source.clone(),
+            demo: self.demo,
+            wanted_root: self.wanted_root.clone(),
+            read_only: self.is_read_only(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+        }
+    }
+
+    pub fn set_read_only(&self, on: bool) -> AppInfo {
+        self.read_only.store(on, Ordering::SeqCst);
+        self.app_info()
+    }
+
+    fn write_opts(&self) -> WriteOptions {
+        WriteOptions { root: Some(self.root.clone()), read_only: self.is_read_only(), ..Default::default() }
+    }
+
+    /// Resolves a path argument: after symlinks it must lie inside the root.
+    pub fn resolve(&self, path: &str) -> Result<PathBuf, Error> {
+        write::confine(Path::new(path), Some(&self.root))
+    }
+
+    /// The session at `path`, refreshed from disk if the file changed.
+    pub fn session(&self, path: &str) -> Result<Arc<RwLock<Session>>, Error> {
+        let real = self.resolve(path)?;
+        self.session_at(&real)
+    }
+
+    fn session_at(&self, real: &Path) -> Result<Arc<RwLock<Session>>, Error> {
+        let existing = self.sessions.lock().unwrap().get(real).map(|c| c.session.clone());
+        match existing {
+            Some(s) => {
+                let refreshed = {
+                    let mut w = s.write().unwrap();
+                    let before = w.index.read_len;
+                    let r = w.refresh()?;
+                    (r != crate::Refresh::Unchanged).then_some((before, w.index.read_len))
+                };
+                if let Some((_, after)) = refreshed {
+                    let ours = self.own_writes.lock().unwrap().get(real).copied() == Some(after);
+                    if !ours {
+                        if let Some(c) = self.sessions.lock().unwrap().get_mut(real) {
+                            c.external_append = Some(Instant::now());
+                        }
+                    }
+                }
+                Ok(s)
+            }
+            None => {
+                let s = Arc::new(RwLock::new(Session::open(real)?));
+                let mut map = self.sessions.lock().unwrap();
+                if map.len() > 64 {
+                    map.clear();
+                }
+                map.insert(real.to_path_buf(), Cached { session: s.clone(), external_append: None });
+                Ok(s)
+            }
+        }
+    }
+
+    /// True when another process appended to the file within the last 10 s.
+    pub fn is_live(&self, real: &Path) -> bool {
+        let recent = |t: Option<Instant>| t.is_some_and(|t| t.elapsed() < Duration::from_secs(10));
+        if recent(self.sessions.lock().unwrap().get(real).and_then(|c| c.external_append)) {
+            return true;
+        }
+        let ours = self.own_writes.lock().unwrap().get(real).copied();
+        std::fs::metadata(real)
+            .ok()
+            .filter(|m| Some(m.len()) != ours)
+            .and_then(|m| m.modified().ok())
+            .and_then(|m| SystemTime::now().duration_since(m).ok())
+            .is_some_and(|age| age < Duration::from_secs(10))
+            && ours.is_some()
+    }
+
+    // ------------------------------------------------------------------ list and forks
+
+    /// Lists the root (re-reading files whose size or mtime changed).
+    pub fn listing(&self, fresh: bool) -> Arc<Listing> {
+        if !fresh {
+            if let Some(l) = self.listing.lock().unwrap().clone() {
+                return l;
+            }
+        }
+        let l = Arc::new(list(&self.root));
+        *self.listing.lock().unwrap() = Some(l.clone());
+        l
+    }
+
+    pub fn list_sessions(&self) -> SessionList {
+        let l = self.listing(true);
+        let forks = self.forks_of(&l);
+        let sessions: Vec<SessionRow> = l.sessions.iter().zip(forks.iter()).map(|(s, f)| session_row(s, f)).collect();
+        let total = sessions.len() as u32;
+        SessionList {
+            root: self.root.to_string_lossy().into_owned(),
+            sessions,
+            other: l.other.iter().map(|o| PathNote { path: o.path.to_string_lossy().into_owned(), diagnostic: o.diagnostic.clone() }).collect(),
+            indexed: total,
+            total,
+        }
+    }
+
+    fn forks_of(&self, l: &Listing) -> Vec<crate::forks::ForkInfo> {
+        compute_forks(&self.root, &l.sessions, |p| {
+            let real = std::fs::canonicalize(p).ok()?;
+            let s = self.session_at(&real).ok()?;
+            let g = s.read().unwrap();
+            Some(Arc::new(g.clone()))
+        })
+    }
+
+    pub fn fork_graph(&self) -> ForkGraph {
+        let l = self.listing(false);
+        let forks = self.forks_of(&l);
+        let nodes = l
+            .sessions
+            .iter()
+            .zip(forks.iter())
+            .map(|(s, f)| {
+                let fork_point_line = match (&f.parent_path, &f.fork_point_id) {
+                    (Some(pp), Some(fp)) => std::fs::canonicalize(pp)
+                        .ok()
+                        .and_then(|real| self.session_at(&real).ok())
+                        .and_then(|ps| ps.read().unwrap().index.entry(fp).map(|e| e.line)),
+                    _ => None,
+                };
+                ForkNode {
+                    path: s.path.to_string_lossy().into_owned(),
+                    id: s.id.clone(),
+                    title: title_of(s),
+                    cwd: s.cwd.clone(),
+                    created: s.timestamp.clone(),
+                    modified: s.modified,
+                    entry_count: s.entry_count as u32,
+                    parent_path: f.parent_path.as_ref().map(|p| p.to_string_lossy().into_owned()),
+                    fork_point_id: f.fork_point_id.clone(),
+                    fork_point_line,
+                    status: status_str(f.status).into(),
+                }
+            })
+            .collect();
+        ForkGraph { nodes }
+    }
+
+    // ------------------------------------------------------------------ tree graph
+
+    /// The sessions a layout of `query` draws: the opened one, then (unified view) its forks,
+    /// recursively, each with its fork point.
+    fn layout_sessions(&self, query: &TreeQuery) -> Result<(Vec<Arc<RwLock<Session>>>, Vec<String>), Error> {
+        let real = self.resolve(&query.path)?;
+        let main = self.session_at(&real)?;
+        let mut sessions = vec![main];
+        let mut points = Vec::new();
+        if query.unified {
+            let l = self.listing(false);
+            let forks = self.forks_of(&l);
+            let canon = |p: &Path| std::fs::canonicalize(p).ok();
+            let mut frontier = vec![real.clone()];
+            let mut seen = std::collections::HashSet::from([real.clone()]);
+            while let Some(parent) = frontier.pop() {
+                for f in forks.iter().filter(|f| f.status == ForkStatus::Ok) {
+                    let (Some(pp), Some(fp)) = (f.parent_path.as_deref().and_then(canon), f.fork_point_id.as_ref()) else { continue };
+                    let Some(child) = canon(&f.path) else { continue };
+                    if pp == parent && seen.insert(child.clone()) {
+                        sessions.push(self.session_at(&child)?);
+                        points.push(fp.clone());
+                        frontier.push(child);
+                    }
+                }
+            }
+        }
+        Ok((sessions, points))
+    }
+
+    fn layout(&self, query: &TreeQuery, guards: &[&Session], points: &[String]) -> Arc<Layout> {
+        let key = LayoutKey { query: query.clone(), files: guards.iter().map(|s| (s.index.path.clone(), s.index.read_len)).collect() };
+        if let Some((_, l)) = self.layouts.lock().unwrap().iter().find(|(k, _)| *k == key) {
+            return l.clone();
+        }
+        let layout = Arc::new(if query.unified && guards.len() > 1 {
+            let forks: Vec<Fork<'_>> = guards[1..].iter().zip(points).map(|(s, p)| Fork { session: s, fork_point: p.as_str() }).collect();
+            Layout::build_unified(guards[0], &forks, query)
+        } else {
+            Layout::build(guards[0], query)
+        });
+        let mut cache = self.layouts.lock().unwrap();
+        cache.retain(|(k, _)| k.query != key.query);
+        cache.insert(0, (key, layout.clone()));
+        cache.truncate(LAYOUTS_KEPT);
+        layout
+    }
+
+    /// Meta and rows `start..start + count` of the tree graph.
+    pub fn tree_page(&self, query: &TreeQuery, start: usize, count: usize) -> Result<TreePage, Error> {
+        let (arcs, points) = self.layout_sessions(query)?;
+        let guards: Vec<_> = arcs.iter().map(|a| a.read().unwrap()).collect();
+        let refs: Vec<&Session> = guards.iter().map(|g| &**g).collect();
+        let layout = self.layout(query, &refs, &points);
+        let mut page = layout.tree_page(&refs, start as u32, count.min(2000) as u32);
+        page.meta.live = self.is_live(&refs[0].index.path);
+        Ok(page)
+    }
+
+    /// The row of an entry, opening folds or collapsed subtrees that hide it.
+    pub fn locate_row(&self, query: &TreeQuery, id: &str) -> Result<LocateResult, Error> {
+        let (arcs, points) = self.layout_sessions(query)?;
+        let guards: Vec<_> = arcs.iter().map(|a| a.read().unwrap()).collect();
+        let refs: Vec<&Session> = guards.iter().map(|g| &**g).collect();
+        let layout = self.layout(query, &refs, &points);
+        Ok(layout.locate(&refs, id))
+    }
+
+    // ------------------------------------------------------------------ inspector
+
+    pub fn entry_detail(&self, path: &str, id: &str) -> Result<EntryDetail, Error> {
+        let s = self.session(path)?;
+        let s = s.read().unwrap();
+        let i = s.node(id)?;
+        let e = &s.index.entries[i as usize];
+        let mut reader = BodyReader::open(&s.index)?;
+        let raw = line_value(&reader.line(i)?);
+        let path_nodes = s.tree.path_to(i);
+        let (mut path_tokens, mut path_cost) = (0.0, 0.0);
+        for &p in &path_nodes {
+            if let Detail::Message { usage: Some(u), .. } = &s.index.entries[p as usize].detail {
+                path_tokens += u.total_tokens;
+                path_cost += u.cost;
+            }
+        }
+        let plan = ContextPlan::build(&s.index, &s.tree, Leaf::Entry(i));
+        let on_path: std::collections::HashSet<u32> = s.tree.active_path().into_iter().collect();
+        Ok(EntryDetail {
+            path: s.index.path.to_string_lossy().into_owned(),
+            id: id.to_string(),
+            parent_id: e.parent.id().map(|p| p.to_string()),
+            line: e.line,
+            kind: e.kind.as_str().to_string(),
+            role: e.role().and_then(|r| r.as_str()).map(str::to_string),
+            timestamp: (!e.ts.is_nan()).then_some(e.ts),
+            label: s.tree.labels.get(id).map(|l| l.text.clone()),
+            on_path: on_path.contains(&i),
+            is_leaf: s.tree.leaf == Leaf::Entry(i),
+            depth: s.tree.depth[i as usize],
+            child_ids: s.tree.children[i as usize].iter().map(|&c| s.id_of(c).to_string()).collect(),
+            raw,
+            usage: match &e.detail {
+                Detail::Message { usage, .. } => usage.as_deref().copied(),
+                _ => None,
+            },
+            path_tokens,
+            path_cost,
+            model: plan.model,
+            thinking_level: plan.thinking_level,
+            diagnostics: s.diagnostics().into_iter().filter(|d| d.line == Some(e.line)).collect(),
+            can_fork_before: e.is_user() && s.index.read_only().is_none(),
+        })
+    }
+
+    // ------------------------------------------------------------------ context
+
+    fn plan(&self, s: &Session, leaf: Option<&str>) -> Result<ContextPlan, Error> {
+        let leaf = match leaf {
+            None => Leaf::Null,
+            Some(id) => Leaf::Entry(s.node(id)?),
+        };
+        Ok(ContextPlan::build(&s.index, &s.tree, leaf))
+    }
+
+    pub fn context_view(&self, path: &str, leaf: Option<&str>) -> Result<ContextView, Error> {
+        let arc = self.session(path)?;
+        let s = arc.read().unwrap();
+        let plan = self.plan(&s, leaf)?;
+        let mut reader = BodyReader::open(&s.index)?;
+        let messages = context_messages(&s, &plan, &mut reader, 0, CONTEXT_PAGE)?;
+        let token_estimate = token_estimate(&s, &plan, &mut reader)?;
+        let compaction = match plan.compaction {
+            Some(c) => Some(self.audit(&s, &plan, c, &mut reader)?),
+            None => None,
+        };
+        Ok(ContextView {
+            path: s.index.path.to_string_lossy().into_owned(),
+            leaf_id: leaf.map(str::to_string),
+            model: plan.model.clone(),
+            thinking_level: plan.thinking_level.clone(),
+            token_estimate,
+            total_messages: plan.items.len() as u32,
+            messages,
+            compaction,
+            hidden_total: plan.hidden.len() as u32,
+            hidden: hidden_entries(&s, &plan, &mut reader, 0, CONTEXT_PAGE)?,
+        })
+    }
+
+    pub fn context_page(&self, path: &str, leaf: Option<&str>, start: usize, count: usize) -> Result<Vec<ContextMessage>, Error> {
+        let arc = self.session(path)?;
+        let s = arc.read().unwrap();
+        let plan = self.plan(&s, leaf)?;
+        let mut reader = BodyReader::open(&s.index)?;
+        context_messages(&s, &plan, &mut reader, start, count.min(2000))
+    }
+
+    pub fn hidden_page(&self, path: &str, leaf: Option<&str>, start: usize, count: usize) -> Result<Vec<HiddenEntry>, Error> {
+        let arc = self.session(path)?;
+        let s = arc.read().unwrap();
+        let plan = self.plan(&s, leaf)?;
+        let mut reader = BodyReader::open(&s.index)?;
+        hidden_entries(&s, &plan, &mut reader, start, count.min(2000))
+    }
+
+    fn audit(&self, s: &Session, plan: &ContextPlan, c: u32, reader: &mut BodyReader<'_>) -> Result<CompactionAudit, Error> {
+        let e = &s.index.entries[c as usize];
+        let v = line_value(&reader.line(c)?);
+        let first_kept = match &e.detail {
+            Detail::Compaction { first_kept, .. } => first_kept.as_ref().map(|k| k.to_string()),
+            _ => None,
+        };
+        // The first kept message: a tool result whose call was hidden breaks the pairing.
+        let kept_first = plan.items.iter().skip(1).find(|it| {
+            let p = plan.path.iter().position(|&x| x == it.entry);
+            let cpos = plan.path.iter().position(|&x| x == c);
+            matches!((p, cpos), (Some(p), Some(cp)) if p < cp)
+        });
+        let orphan = kept_first.is_some_and(|it| s.index.entries[it.entry as usize].role() == Some(&Role::ToolResult));
+        let copied_from_parent = s
+            .index
+            .header
+            .as_ref()
+            .and_then(|h| h.parent_session.as_deref())
+            .map(|ps| crate::forks::resolve_parent(ps, s.index.header.as_ref().and_then(|h| h.cwd.as_deref()), &self.root).0)
+            .and_then(|pp| std::fs::canonicalize(pp).ok())
+            .and_then(|real| self.session_at(&real).ok())
+            .is_some_and(|ps| ps.read().unwrap().index.by_id.contains_key(e.id_str()));
+        let earlier = plan
+            .path
+            .iter()
+            .filter(|&&x| x != c && s.index.entries[x as usize].kind == Kind::Compaction)
+            .map(|&x| s.id_of(x).to_string())
+            .collect();
+        Ok(CompactionAudit {
+            id: e.id_str().to_string(),
+            line: e.line,
+            summary: v.get("summary").and_then(Value::as_str).unwrap_or("").to_string(),
+            tokens_before: v.get("tokensBefore").and_then(Value::as_f64),
+            first_kept_entry_id: first_kept,
+            first_kept_dangling: plan.first_kept_dangling,
+            kept_starts_with_orphan_tool_result: orphan,
+            copied_from_parent,
+            earlier,
+        })
+    }
+
+    // ------------------------------------------------------------------ writes
+
+    fn after_write(&self, real: &Path) {
+        if let Ok(m) = std::fs::metadata(real) {
+            self.own_writes.lock().unwrap().insert(real.to_path_buf(), m.len());
+        }
+        // Pick up our line now, so the next read does not count it as someone else's.
+        let _ = self.session_at(real);
+    }
+
+    pub fn navigate(&self, path: &str, id: Option<&str>) -> Result<WriteResult, Error> {
+        let real = self.resolve(path)?;
+        let live = self.is_live(&real);
+        let a = write::navigate(&real, id, &self.write_opts())?;
+        self.after_write(&real);
+        Ok(write_result(a, live))
+    }
+
+    pub fn set_label(&self, path: &str, id: &str, label: Option<&str>) -> Result<WriteResult, Error> {
+        let real = self.resolve(path)?;
+        let live = self.is_live(&real);
+        let a = write::set_label(&real, id, label, &self.write_opts())?;
+        self.after_write(&real);
+        Ok(write_result(a, live))
+    }
+
+    pub fn fork(&self, path: &str, id: &str, position: ForkPosition) -> Result<ForkResult, Error> {
+        let real = self.resolve(path)?;
+        let target = match position {
+            ForkPosition::At => Some(id.to_string()),
+            ForkPosition::Before => {
+                let arc = self.session_at(&real)?;
+                let s = arc.read().unwrap();
+                let i = s.node(id)?;
+                match s.tree.parent[i as usize] {
+                    NONE => None,
+                    p => Some(s.id_of(p).to_string()),
+                }
+            }
+        };
+        let f = write::fork(&real, target.as_deref(), &self.write_opts())?;
+        *self.listing.lock().unwrap() = None;
+        Ok(ForkResult { file: f.file.to_string_lossy().into_owned(), leaf_id: f.leaf_id })
+    }
+
+    // ------------------------------------------------------------------ search
+
+    /// Entries of one session whose text, label or tool name contains `text` (case-insensitive).
+    pub fn find_in_session(&self, path: &str, text: &str) -> Result<FindResult, Error> {
+        const CAP: usize = 10_000;
+        let arc = self.session(path)?;
+        let s = arc.read().unwrap();
+        let needle = text.to_lowercase();
+        if needle.trim().is_empty() {
+            return Ok(FindResult { ids: vec![], truncated: false });
+        }
+        let mut ids = Vec::new();
+        let mut truncated = false;
+        let bytes = std::fs::read(&s.index.path).map_err(|e| Error::io(&s.index.path, e))?;
+        for (i, e) in s.index.entries.iter().enumerate() {
+            if !s.tree.in_tree[i] {
+                continue;
+            }
+            let label_hit = e.id.as_ref().and_then(|id| s.tree.labels.get(id)).is_some_and(|l| l.text.to_lowercase().contains(&needle));
+            let hit = label_hit || {
+                let line = bytes.get(e.offset as usize..(e.offset + e.len as u64) as usize).unwrap_or_default();
+                entry_matches(e, line, &needle)
+            };
+            if hit {
+                if ids.len() == CAP {
+                    truncated = true;
+                    break;
+                }
+                ids.push(e.id_str().to_string());
+            }
+        }
+        Ok(FindResult { ids, truncated })
+    }
+
+    /// Message text, labels and session names across all sessions.
+    pub fn search(&self, query: &str, limit: usize) -> SearchResult {
+        use rayon::prelude::*;
+        let l = self.listing(false);
+        let needle = query.to_lowercase();
+        if needle.trim().is_empty() {
+            return SearchResult { query: query.into(), hits: vec![], truncated: false, files_searched: 0 };
+        }
+        let limit = limit.clamp(1, 1000);
+        let mut per_file: Vec<(usize, Vec<SearchHit>)> = l
+            .sessions
+            .par_iter()
+            .enumerate()
+            .map(|(k, sum)| (k, search_file(sum, &needle, limit)))
+            .collect();
+        per_file.sort_by_key(|(k, _)| std::cmp::Reverse(l.sessions[*k].modified.map(|m| m as i64).unwrap_or(0)));
+        let mut hits = Vec::new();
+        let mut truncated = false;
+        for (_, h) in per_file {
+            for hit in h {
+                if hits.len() >= limit {
+                    truncated = true;
+                    break;
+                }
+                hits.push(hit);
+            }
+        }
+        SearchResult { query: query.into(), hits, truncated, files_searched: l.sessions.len() as u32 }
+    }
+
+    // ------------------------------------------------------------------ transcript
+
+    /// The active path in the default filter (no bookkeeping, model or thinking changes).
+    fn transcript_nodes(s: &Session) -> Vec<u32> {
+        s.tree.active_path().into_iter().filter(|&i| in_transcript(&s.index.entries[i as usize].kind)).collect()
+    }
+
+    pub fn transcript_page(&self, path: &str, start: usize, count: usize) -> Result<TranscriptPage, Error> {
+        let arc = self.session(path)?;
+        let s = arc.read().unwrap();
+        let nodes = Self::transcript_nodes(&s);
+        let mut reader = BodyReader::open(&s.index)?;
+        let end = (start + count.min(1000)).min(nodes.len());
+        let mut items = Vec::with_capacity(end.saturating_sub(start));
+        for (k, &i) in nodes.iter().enumerate().take(end).skip(start) {
+            let e = &s.index.entries[i as usize];
+            items.push(TranscriptItem {
+                index: k as u32,
+                id: e.id_str().to_string(),
+                line: e.line,
+                kind: e.kind.as_str().to_string(),
+                role: e.role().and_then(|r| r.as_str()).map(str::to_string),
+                ts: (!e.ts.is_nan()).then_some(e.ts),
+                label: s.tree.labels.get(e.id_str()).map(|l| l.text.clone()),
+                raw: line_value(&reader.line(i)?),
+                siblings: siblings(&s, i),
+            });
+        }
+        Ok(TranscriptPage {
+            path: s.index.path.to_string_lossy().into_owned(),
+            leaf_id: s.leaf_id().map(str::to_string),
+            total: nodes.len() as u32,
+            start: start as u32,
+            items,
+        })
+    }
+
+    /// Steps to sibling `to`: the view moves to the newest entry (in file order) of its
+    /// subtree, persisted as one `leaf` line unless read-only.
+    pub fn switch_branch(&self, path: &str, to: &str) -> Result<SwitchResult, Error> {
+        let real = self.resolve(path)?;
+        let target = {
+            let arc = self.session_at(&real)?;
+            let s = arc.read().unwrap();
+            let i = s.node(to)?;
+            newest_in_subtree(&s, i)
+        };
+        if self.is_read_only() {
+            return Ok(SwitchResult {
+                leaf_id: Some(target),
+                write: None,
+                note: Some("read-only mode: the view moved; the file was not changed, so pi still resumes where it was".into()),
+            });
+        }
+        let w = self.navigate(path, Some(&target))?;
+        Ok(SwitchResult { leaf_id: Some(target), write: Some(w), note: None })
+    }
+
+    /// The active path (or the given entries) as Markdown.
+    pub fn transcript_markdown(&self, path: &str, ids: Option<&[String]>) -> Result<String, Error> {
+        let arc = self.session(path)?;
+        let s = arc.read().unwrap();
+        let nodes: Vec<u32> = match ids {
+            Some(ids) => ids.iter().filter_map(|id| s.node(id).ok()).collect(),
+            None => Self::transcript_nodes(&s),
+        };
+        let mut reader = BodyReader::open(&s.index)?;
+        let mut out = String::new();
+        if let Some(n) = &s.tree.name {
+            out.push_str(&format!("# {n}\n\n"));
+        }
+        for i in nodes {
+            let e = &s.index.entries[i as usize];
+            let v = line_value(&reader.line(i)?);
+            crate::markdown::entry_markdown(e, &v, &mut out);
+        }
+        Ok(out)
+    }
+}
+
+fn in_transcript(k: &Kind) -> bool {
+    matches!(k, Kind::Message | Kind::CustomMessage | Kind::Compaction | Kind::BranchSummary)
+}
+
+/// Visible (default filter) siblings of a transcript entry: bookkeeping lines are transparent.
+fn siblings(s: &Session, i: u32) -> Option<Siblings> {
+    let e = &s.index.entries[i as usize];
+    if !matches!(e.role(), Some(Role::User) | Some(Role::Assistant)) {
+        return None;
+    }
+    // The nearest visible ancestor.
+    let mut vp = s.tree.parent[i as usize];
+    while vp != NONE && s.index.entries[vp as usize].kind.is_bookkeeping() {
+        vp = s.tree.parent[vp as usize];
+    }
+    let first: Vec<u32> = if vp == NONE { s.tree.roots.clone() } else { s.tree.children[vp as usize].clone() };
+    // Expand bookkeeping children into their visible descendants, in order.
+    let mut sibs = Vec::new();
+    let mut stack: Vec<u32> = first.into_iter().rev().collect();
+    while let Some(c) = stack.pop() {
+        if s.index.entries[c as usize].kind.is_bookkeeping() {
+            stack.extend(s.tree.children[c as usize].iter().rev());
+        } else if in_transcript(&s.index.entries[c as usize].kind) {
+            sibs.push(c);
+        }
+    }
+    if sibs.len() < 2 {
+        return None;
+    }
+    let k = sibs.iter().position(|&x| x == i)?;
+    Some(Siblings {
+        index: k as u32 + 1,
+        count: sibs.len() as u32,
+        prev_id: k.checked_sub(1).map(|p| s.id_of(sibs[p]).to_string()),
+        next_id: sibs.get(k + 1).map(|&n| s.id_of(n).to_string()),
+    })
+}
+
+/// The id of the entry of `i`'s subtree written last (largest line), not a bookkeeping line.
+pub fn newest_in_subtree(s: &Session, i: u32) -> String {
+    let mut best = i;
+    let mut stack = vec![i];
+    while let Some(n) = stack.pop() {
+        if n > best && !s.index.entries[n as usize].kind.is_bookkeeping() {
+            best = n;
+        }
+        stack.extend(s.tree.children[n as usize].iter().copied());
+    }
+    s.id_of(best).to_string()
+}
+
+fn write_result(a: write::Appended, live: bool) -> WriteResult {
+    let warning = a.warning.or_else(|| {
+        live.then(|| "another process is appending to this session right now; pi's next message continues from pi's own in-memory leaf".to_string())
+    });
+    WriteResult { file: a.file.to_string_lossy().into_owned(), line: a.line, warning }
+}
+
+fn status_str(s: ForkStatus) -> &'static str {
+    match s {
+        ForkStatus::Ok => "ok",
+        ForkStatus::ParentMissing => "parent-missing",
+        ForkStatus::Cycle => "cycle",
+    }
+}
+
+pub fn title_of(s: &SessionSummary) -> String {
+    s.name
+        .clone()
+        .filter(|n| !n.is_empty())
+        .or_else(|| s.first_user_message.clone().filter(|m| !m.is_empty()))
+        .unwrap_or_else(|| s.path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default())
+}
+
+fn session_row(s: &SessionSummary, f: &crate::forks::ForkInfo) -> SessionRow {
+    let count = |sev| s.diagnostics.iter().filter(|d| d.severity == sev).count() as u32;
+    SessionRow {
+        path: s.path.to_string_lossy().into_owned(),
+        id: s.id.clone(),
+        cwd: s.cwd.clone(),
+        title: title_of(s),
+        name: s.name.clone(),
+        first_user_message: s.first_user_message.clone(),
+        created: s.timestamp.clone(),
+        modified: s.modified,
+        entry_count: s.entry_count as u32,
+        message_count: s.message_count as u32,
+        branch_points: s.branch_points as u32,
+        tokens: s.tokens,
+        cost: s.cost,
+        size: s.size as f64,
+        leaf_id: s.leaf_id.clone(),
+        parent_path: f.parent_path.as_ref().map(|p| p.to_string_lossy().into_owned()),
+        fork_point_id: f.fork_point_id.clone(),
+        fork_status: status_str(f.status).into(),
+        read_only: s.read_only.as_ref().map(|r| serde_json::to_value(r).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()),
+        errors: count(Severity::Error),
+        warnings: count(Severity::Warning),
+    }
+}
+
+fn context_messages(s: &Session, plan: &ContextPlan, reader: &mut BodyReader<'_>, start: usize, count: usize) -> Result<Vec<ContextMessage>, Error> {
+    let cpos = plan.compaction.and_then(|c| plan.path.iter().position(|&x| x == c));
+    let pos_of: HashMap<u32, usize> = if cpos.is_some() { plan.path.iter().enumerate().map(|(k, &x)| (x, k)).collect() } else { HashMap::new() };
+    let end = (start + count).min(plan.items.len());
+    let mut out = Vec::new();
+    for k in start..end {
+        let it = plan.items[k];
+        let e = &s.index.entries[it.entry as usize];
+        let raw = crate::context::message_for_item(&s.index, reader, it)?;
+        let message: Value = serde_json::from_str(raw.get()).unwrap_or(Value::Null);
+        let role = message.get("role").and_then(Value::as_str).unwrap_or("").to_string();
+        let kept = match (cpos, it.kind) {
+            (Some(cp), ItemKind::Message | ItemKind::CustomMessage | ItemKind::BranchSummary) => pos_of.get(&it.entry).is_some_and(|&p| p < cp),
+            _ => false,
+        };
+        out.push(ContextMessage { index: k as u32, entry_id: e.id_str().to_string(), line: e.line, role, tokens: estimate_tokens(&message), message, kept });
+    }
+    Ok(out)
+}
+
+/// pi's estimate: the last usable assistant usage plus estimates of later messages (only the
+/// bodies after that assistant are read).
+fn token_estimate(s: &Session, plan: &ContextPlan, reader: &mut BodyReader<'_>) -> Result<f64, Error> {
+    let last = plan.items.iter().rposition(|it| {
+        it.kind == ItemKind::Message
+            && matches!(&s.index.entries[it.entry as usize].detail,
+                Detail::Message { role: Role::Assistant, usage: Some(_), stop_reason, .. }
+                    if !matches!(stop_reason.as_deref(), Some("aborted") | Some("error")))
+    });
+    let from = last.unwrap_or(0);
+    let mut msgs = Vec::new();
+    for it in &plan.items[from..] {
+        let raw = crate::context::message_for_item(&s.index, reader, *it)?;
+        msgs.push(serde_json::from_str(raw.get()).unwrap_or(Value::Null));
+    }
+    Ok(crate::preview::estimate_context_tokens(&msgs))
+}
+
+fn hidden_entries(s: &Session, plan: &ContextPlan, reader: &mut BodyReader<'_>, start: usize, count: usize) -> Result<Vec<HiddenEntry>, Error> {
+    let end = (start + count).min(plan.hidden.len());
+    let mut out = Vec::new();
+    for &i in plan.hidden.get(start..end).unwrap_or_default() {
+        let e = &s.index.entries[i as usize];
+        let text = reader.line(i)?;
+        let p = preview(e, Some(&text));
+        let tokens = if e.kind == Kind::Message { line_value(&text).get("message").map(estimate_tokens).unwrap_or(0.0) } else { 0.0 };
+        out.push(HiddenEntry {
+            id: e.id_str().to_string(),
+            line: e.line,
+            kind: e.kind.as_str().to_string(),
+            role: e.role().and_then(|r| r.as_str()).map(str::to_string),
+            preview: p.text,
+            tokens,
+        });
+    }
+    Ok(out)
+}
+
+/// Case-insensitive match of an entry's searchable text (message text, tool names and
+/// arguments, summaries, names).
+fn entry_matches(e: &crate::Entry, line: &[u8], needle: &str) -> bool {
+    // Cheap prefilter on the raw bytes (ASCII case folding).
+    if needle.is_ascii() {
+        let lower: Vec<u8> = line.iter().map(|b| b.to_ascii_lowercase()).collect();
+        if memchr::memmem::find(&lower, needle.as_bytes()).is_none() && !line.contains(&b'\\') {
+            return false;
+        }
+    }
+    let text = String::from_utf8_lossy(line);
+    searchable_text(e, &text).to_lowercase().contains(needle)
+}
+
+fn searchable_text(e: &crate::Entry, line: &str) -> String {
+    let v = line_value(line);
+    match &e.kind {
+        Kind::Message => {
+            let m = v.get("message").unwrap_or(&Value::Null);
+            let mut t = crate::view::content_text(m.get("content").unwrap_or(&Value::Null));
+            if let Some(a) = m.get("content").and_then(Value::as_array) {
+                for b in a {
+                    match b.get("type").and_then(Value::as_str) {
+                        Some("toolCall") => {
+                            t.push(' ');
+                            t.push_str(b.get("name").and_then(Value::as_str).unwrap_or(""));
+                            t.push(' ');
+                            t.push_str(&b.get("arguments").map(|a| a.to_string()).unwrap_or_default());
+                        }
+                        Some("thinking") => {
+                            t.push(' ');
+                            t.push_str(b.get("thinking").and_then(Value::as_str).unwrap_or(""));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            for k in ["command", "output", "toolName", "errorMessage"] {
+                if let Some(x) = m.get(k).and_then(Value::as_str) {
+                    t.push(' ');
+                    t.push_str(x);
+                }
+            }
+            t
+        }
+        Kind::Compaction | Kind::BranchSummary => v.get("summary").and_then(Value::as_str).unwrap_or("").to_string(),
+        Kind::CustomMessage => crate::view::content_text(v.get("content").unwrap_or(&Value::Null)),
+        Kind::SessionInfo => v.get("name").and_then(Value::as_str).unwrap_or("").to_string(),
+        Kind::Label => v.get("label").and_then(Value::as_str).unwrap_or("").to_string(),
+        Kind::ModelChange => format!("{} {}", v.get("provider").and_then(Value::as_str).unwrap_or(""), v.get("modelId").and_then(Value::as_str).unwrap_or("")),
+        _ => String::new(),
+    }
+}
+
+fn search_file(sum: &SessionSummary, needle: &str, limit: usize) -> Vec<SearchHit> {
+    let mut hits = Vec::new();
+    let title = title_of(sum);
+    if let Some(n) = &sum.name {
+        if let Some(h) = snippet(n, needle) {
+            hits.push(SearchHit { path: sum.path.to_string_lossy().into_owned(), session_title: title.clone(), id: None, line: 1, field: "name".into(), role: None, snippet: h.0, match_start: h.1, match_len: h.2 });
+        }
+    }
+    let Ok(s) = Session::open(&sum.path) else { return hits };
+    let Ok(bytes) = std::fs::read(&s.index.path) else { return hits };
+    for (tid, l) in &s.tree.labels {
+        if let Some(h) = snippet(&l.text, needle) {
+            hits.push(SearchHit {
+                path: sum.path.to_string_lossy().into_owned(),
+                session_title: title.clone(),
+                id: Some(tid.to_string()),
+                line: s.index.entry(tid).map(|e| e.line).unwrap_or(l.line),
+                field: "label".into(),
+                role: None,
+                snippet: h.0,
+                match_start: h.1,
+                match_len: h.2,
+            });
+        }
+    }
+    for (i, e) in s.index.entries.iter().enumerate() {
+        if hits.len() >= limit {
+            break;
+        }
+        if !s.tree.in_tree[i] || e.kind.is_bookkeeping() {
+            continue;
+        }
+        let line = bytes.get(e.offset as usize..(e.offset + e.len as u64) as usize).unwrap_or_default();
+        if !entry_matches(e, line, needle) {
+            continue;
+        }
+        let text = searchable_text(e, &String::from_utf8_lossy(line));
+        if let Some(h) = snippet(&text, needle) {
+            hits.push(SearchHit {
+                path: sum.path.to_string_lossy().into_owned(),
+                session_title: title.clone(),
+                id: Some(e.id_str().to_string()),
+                line: e.line,
+                field: "message".into(),
+                role: e.role().and_then(|r| r.as_str()).map(str::to_string).or_else(|| Some(e.kind.as_str().to_string())),
+                snippet: h.0,
+                match_start: h.1,
+                match_len: h.2,
+            });
+        }
+    }
+    hits
+}
+
+/// Text around the first case-insensitive match: (snippet, start, len) in UTF-16 units.
+fn snippet(text: &str, needle: &str) -> Option<(String, u32, u32)> {
+    let chars: Vec<char> = text.chars().map(|c| if c.is_whitespace() { ' ' } else { c }).collect();
+    let lower: Vec<char> = chars.iter().map(|c| c.to_lowercase().next().unwrap_or(*c)).collect();
+    let nd: Vec<char> = needle.chars().collect();
+    if nd.is_empty() || nd.len() > lower.len() {
+        return None;
+    }
+    let pos = (0..=lower.len() - nd.len()).find(|&k| lower[k..k + nd.len()] == nd[..])?;
+    let from = pos.saturating_sub(60);
+    let to = (pos + nd.len() + 100).min(chars.len());
+    let mut snip: String = chars[from..to].iter().collect();
+    let mut start: usize = chars[from..pos].iter().map(|c| c.len_utf16()).sum();
+    if from > 0 {
+        snip.insert(0, '…');
+        start += 1;
+    }
+    if to < chars.len() {
+        snip.push('…');
+    }
+    let len: usize = chars[pos..pos + nd.len()].iter().map(|c| c.len_utf16()).sum();
+    Some((snip, start as u32, len as u32))
+}

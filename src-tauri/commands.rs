@@ -1,0 +1,99 @@
+//! The app's commands: each takes the state, calls the core, maps the error to `{code, message}`.
+//! Work runs off the main thread (`async`), so a large file never freezes the window.
+
+use pi_session::api::*;
+use tauri::State;
+
+use crate::AppState;
+
+type R<T> = Result<T, ApiError>;
+
+#[tauri::command(async)]
+pub fn app_info(state: State<'_, AppState>) -> AppInfo {
+    state.explorer.app_info()
+}
+
+#[tauri::command(async)]
+pub fn list_sessions(state: State<'_, AppState>) -> SessionList {
+    state.explorer.list_sessions()
+}
+
+#[tauri::command(async)]
+pub fn fork_graph(state: State<'_, AppState>) -> ForkGraph {
+    state.explorer.fork_graph()
+}
+
+#[tauri::command(async)]
+pub fn tree_page(state: State<'_, AppState>, query: TreeQuery, start: u32, count: u32) -> R<TreePage> {
+    Ok(state.explorer.tree_page(&query, start as usize, count as usize)?)
+}
+
+#[tauri::command(async)]
+pub fn locate_row(state: State<'_, AppState>, query: TreeQuery, id: String) -> R<LocateResult> {
+    Ok(state.explorer.locate_row(&query, &id)?)
+}
+
+#[tauri::command(async)]
+pub fn find_in_session(state: State<'_, AppState>, path: String, text: String) -> R<FindResult> {
+    Ok(state.explorer.find_in_session(&path, &text)?)
+}
+
+#[tauri::command(async)]
+pub fn entry_detail(state: State<'_, AppState>, path: String, id: String) -> R<EntryDetail> {
+    Ok(state.explorer.entry_detail(&path, &id)?)
+}
+
+#[tauri::command(async)]
+pub fn context_view(state: State<'_, AppState>, path: String, leaf_id: Option<String>) -> R<ContextView> {
+    Ok(state.explorer.context_view(&path, leaf_id.as_deref())?)
+}
+
+#[tauri::command(async)]
+pub fn context_page(state: State<'_, AppState>, path: String, leaf_id: Option<String>, start: u32, count: u32) -> R<Vec<ContextMessage>> {
+    Ok(state.explorer.context_page(&path, leaf_id.as_deref(), start as usize, count as usize)?)
+}
+
+#[tauri::command(async)]
+pub fn hidden_page(state: State<'_, AppState>, path: String, leaf_id: Option<String>, start: u32, count: u32) -> R<Vec<HiddenEntry>> {
+    Ok(state.explorer.hidden_page(&path, leaf_id.as_deref(), start as usize, count as usize)?)
+}
+
+#[tauri::command(async)]
+pub fn navigate(state: State<'_, AppState>, path: String, id: Option<String>) -> R<WriteResult> {
+    Ok(state.explorer.navigate(&path, id.as_deref())?)
+}
+
+#[tauri::command(async)]
+pub fn set_label(state: State<'_, AppState>, path: String, id: String, label: Option<String>) -> R<WriteResult> {
+    Ok(state.explorer.set_label(&path, &id, label.as_deref())?)
+}
+
+#[tauri::command(async)]
+pub fn fork_session(state: State<'_, AppState>, path: String, id: String, position: ForkPosition) -> R<ForkResult> {
+    Ok(state.explorer.fork(&path, &id, position)?)
+}
+
+#[tauri::command(async)]
+pub fn search(state: State<'_, AppState>, query: String, limit: u32) -> SearchResult {
+    state.explorer.search(&query, limit as usize)
+}
+
+#[tauri::command(async)]
+pub fn transcript_page(state: State<'_, AppState>, path: String, start: u32, count: u32) -> R<TranscriptPage> {
+    Ok(state.explorer.transcript_page(&path, start as usize, count as usize)?)
+}
+
+#[tauri::command(async)]
+pub fn switch_branch(state: State<'_, AppState>, path: String, to_id: String) -> R<SwitchResult> {
+    Ok(state.explorer.switch_branch(&path, &to_id)?)
+}
+
+#[tauri::command(async)]
+pub fn transcript_markdown(state: State<'_, AppState>, path: String, ids: Option<Vec<String>>) -> R<String> {
+    Ok(state.explorer.transcript_markdown(&path, ids.as_deref())?)
+}
+
+#[tauri::command(async)]
+pub fn set_read_only(state: State<'_, AppState>, on: bool) -> AppInfo {
+    state.explorer.set_read_only(on)
+}
