@@ -86,6 +86,11 @@ pub fn with_commands<R: tauri::Runtime>(builder: tauri::Builder<R>, explorer: Ar
     ])
 }
 
+/// The app's context (config, embedded UI, capabilities), for any runtime.
+pub fn context<R: tauri::Runtime>() -> tauri::Context<R> {
+    tauri::generate_context!("tauri.conf.json")
+}
+
 pub fn run() {
     tracing_subscriber::fmt().with_env_filter(tracing_subscriber::EnvFilter::from_default_env()).with_writer(std::io::stderr).init();
     let opts = Options::parse();
@@ -104,6 +109,6 @@ pub fn run() {
             }
             Ok(())
         })
-        .run(tauri::generate_context!("tauri.conf.json"))
+        .run(context())
         .expect("error while running the application");
 }

@@ -1,0 +1,128 @@
+//! The app's commands through Tauri's mock runtime: real IPC dispatch (argument names,
+//! permissions, `{code, message}` errors) over real session files in a temporary root.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use pi_session::explorer::Explorer;
+use serde_json::{json, Value};
+use tauri::ipc::{CallbackFn, InvokeBody};
+use tauri::test::{get_ipc_response, mock_builder, INVOKE_KEY};
+use tauri::webview::InvokeRequest;
+use tauri::WebviewWindowBuilder;
+
+fn fixture_root() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("--home-demo-project--");
+    std::fs::create_dir_all(&folder).unwrap();
+    let file = folder.join("2025-01-01T00-00-00-000Z_s1.jsonl");
+    let lines = [
+        json!({"type":"session","version":3,"id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/home/demo/project"}),
+        json!({"type":"message","id":"u1","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"first question","timestamp":1}}),
+        json!({"type":"message","id":"a1","parentId":"u1","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"first answer"}],"provider":"anthropic","model":"claude-test","usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15,"cost":{"total":0.01}},"stopReason":"stop","timestamp":2}}),
+        json!({"type":"compaction","id":"c1","parentId":"a1","timestamp":"2025-01-01T00:00:03.000Z","summary":"Summary of the first exchange","firstKeptEntryId":"a1","tokensBefore":1234}),
+        json!({"type":"message","id":"u2","parentId":"c1","timestamp":"2025-01-01T00:00:04.000Z","message":{"role":"user","content":"second question","timestamp":4}}),
+        json!({"type":"message","id":"u3","parentId":"a1","timestamp":"2025-01-01T00:00:05.000Z","message":{"role":"user","content":"a side branch","timestamp":5}}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&file, text).unwrap();
+    (dir, file)
+}
+
+struct App {
+    _app: tauri::App<tauri::test::MockRuntime>,
+    webview: tauri::WebviewWindow<tauri::test::MockRuntime>,
+}
+
+fn app(root: &Path) -> App {
+    let explorer = Arc::new(Explorer::new(root.to_path_buf(), "flag", false));
+    // The real context: the capabilities of src-tauri/capabilities decide what IPC may call.
+    let app = pi_session_explorer::with_commands(mock_builder(), explorer).build(pi_session_explorer::context()).unwrap();
+    let webview = WebviewWindowBuilder::new(&app, "main", Default::default()).build().unwrap();
+    App { _app: app, webview }
+}
+
+fn invoke(app: &App, cmd: &str, args: Value) -> Result<Value, Value> {
+    get_ipc_response(
+        &app.webview,
+        InvokeRequest {
+            cmd: cmd.into(),
+            callback: CallbackFn(0),
+            error: CallbackFn(1),
+            url: app.webview.url().unwrap(),
+            body: InvokeBody::Json(args),
+            headers: Default::default(),
+            invoke_key: INVOKE_KEY.to_string(),
+        },
+    )
+    .map(|b| b.deserialize::<Value>().unwrap())
+}
+
+#[test]
+fn list_tree_and_context_through_ipc() {
+    let (dir, file) = fixture_root();
+    let app = app(dir.path());
+    let list = invoke(&app, "list_sessions", json!({})).unwrap();
+    assert_eq!(list["sessions"].as_array().unwrap().len(), 1);
+    assert_eq!(list["sessions"][0]["title"], "first question");
+    assert_eq!(list["sessions"][0]["leafId"], "u3");
+
+    let path = file.to_string_lossy().to_string();
+    let q = json!({"path": path, "filter": "default", "expanded": [], "collapsed": [], "unified": false});
+    let page = invoke(&app, "tree_page", json!({"query": q, "start": 0, "count": 50})).unwrap();
+    let ids: Vec<&str> = page["rows"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(page["meta"]["totalRows"], 5, "{page}");
+    assert!(ids.contains(&"c1") && ids.contains(&"u3"));
+
+    let ctx = invoke(&app, "context_view", json!({"path": path, "leafId": "u2"})).unwrap();
+    assert_eq!(ctx["messages"][0]["role"], "compactionSummary");
+    assert_eq!(ctx["messages"][0]["message"]["summary"], "Summary of the first exchange");
+    assert_eq!(ctx["hiddenTotal"], 1);
+    assert_eq!(ctx["hidden"][0]["id"], "u1");
+
+    let detail = invoke(&app, "entry_detail", json!({"path": path, "id": "a1"})).unwrap();
+    assert_eq!(detail["raw"]["message"]["content"][0]["text"], "first answer");
+    assert_eq!(detail["childIds"], json!(["c1", "u3"]));
+}
+
+#[test]
+fn writes_through_ipc_and_errors_as_code_and_message() {
+    let (dir, file) = fixture_root();
+    let app = app(dir.path());
+    let path = file.to_string_lossy().to_string();
+    let before = std::fs::read(&file).unwrap();
+
+    let w = invoke(&app, "navigate", json!({"path": path, "id": "u2"})).unwrap();
+    assert!(w["line"].as_str().unwrap().starts_with(r#"{"type":"leaf""#));
+    let after = std::fs::read(&file).unwrap();
+    assert!(after.starts_with(&before), "append-only");
+
+    let l = invoke(&app, "set_label", json!({"path": path, "id": "a1", "label": "checkpoint"})).unwrap();
+    assert!(l["line"].as_str().unwrap().contains(r#""label":"checkpoint""#));
+
+    let f = invoke(&app, "fork_session", json!({"path": path, "id": "u2", "position": "at"})).unwrap();
+    let forked = PathBuf::from(f["file"].as_str().unwrap());
+    assert_eq!(forked.parent(), file.parent());
+    assert!(forked.exists());
+
+    let err = invoke(&app, "navigate", json!({"path": path, "id": "nope"})).unwrap_err();
+    assert_eq!(err["code"], "unknown-id", "{err}");
+    assert!(err["message"].as_str().unwrap().contains("nope"));
+
+    let outside = tempfile::NamedTempFile::new().unwrap();
+    let err = invoke(&app, "navigate", json!({"path": outside.path(), "id": "u1"})).unwrap_err();
+    assert_eq!(err["code"], "outside-root", "{err}");
+
+    invoke(&app, "set_read_only", json!({"on": true})).unwrap();
+    let len = std::fs::metadata(&file).unwrap().len();
+    let err = invoke(&app, "set_label", json!({"path": path, "id": "a1", "label": "x"})).unwrap_err();
+    assert_eq!(err["code"], "read-only-mode");
+    assert_eq!(std::fs::metadata(&file).unwrap().len(), len);
+}
+
+#[test]
+fn unknown_commands_are_refused() {
+    let (dir, _) = fixture_root();
+    let app = app(dir.path());
+    assert!(invoke(&app, "no_such_command", json!({})).is_err());
+}
