@@ -45,6 +45,9 @@ enum Cmd {
         file: PathBuf,
         #[arg(long)]
         json: bool,
+        /// Draw the graph the app shows (lanes, folded runs, default filter)
+        #[arg(long, conflicts_with = "json")]
+        graph: bool,
     },
     /// Show the context the LLM sees at a node (pi's buildSessionContext)
     Context {
@@ -196,10 +199,14 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
                 }
             }
         }
-        Cmd::Tree { file, json } => {
+        Cmd::Tree { file, json, graph } => {
             let s = Session::open(&file)?;
             if json {
                 print_json(&TreeJson::of(&s))?;
+            } else if graph {
+                let layout = pi_session::layout::Layout::build(&s, &pi_session::api::TreeQuery::default());
+                print!("{}", pi_session::layout::ascii(&layout, &[&s]));
+                print_diags(&s.diagnostics());
             } else {
                 print!("{}", pi_session::view::ascii_tree(&s));
                 print_diags(&s.diagnostics());
