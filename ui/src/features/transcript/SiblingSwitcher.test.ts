@@ -1,0 +1,53 @@
+import { describe, expect, it, vi } from "vitest";
+import { fireEvent, render } from "@testing-library/svelte";
+import SiblingSwitcher from "./SiblingSwitcher.svelte";
+import { createFakeBackend } from "../../lib/backend/fake";
+import { AppState } from "../../lib/state/app.svelte";
+
+describe("sibling switcher", () => {
+  it("shows k/n and steps to the previous and next sibling", async () => {
+    const onswitch = vi.fn();
+    const { getByTestId } = render(SiblingSwitcher, { props: { siblings: { index: 2, count: 3, prevId: "aaa", nextId: "ccc" }, onswitch } });
+    expect(getByTestId("sibling-pos").textContent).toBe("2/3");
+    await fireEvent.click(getByTestId("sibling-prev"));
+    await fireEvent.click(getByTestId("sibling-next"));
+    expect(onswitch.mock.calls).toEqual([["aaa"], ["ccc"]]);
+  });
+
+  it("disables the ends", () => {
+    const { getByTestId } = render(SiblingSwitcher, { props: { siblings: { index: 1, count: 2, prevId: null, nextId: "b" }, onswitch: () => {} } });
+    expect((getByTestId("sibling-prev") as HTMLButtonElement).disabled).toBe(true);
+    expect((getByTestId("sibling-next") as HTMLButtonElement).disabled).toBe(false);
+  });
+
+  it("switch_branch moves the transcript to the sibling's newest entry", async () => {
+    const backend = createFakeBackend();
+    const app = new AppState(backend);
+    await app.init();
+    const s = app.list!.sessions.find((x) => x.title === "/tree keyboard folding")!;
+    await app.openSession(s.path);
+    const page = await backend.transcriptPage(s.path, 0, 1000);
+    const at = page.items.find((i) => i.siblings && i.siblings.count === 3)!;
+    expect(at.siblings!.index).toBe(3);
+    const to = at.siblings!.prevId!;
+    const leaf = await app.switchBranch(to);
+    const after = await backend.transcriptPage(s.path, 0, 1000);
+    expect(after.leafId).toBe(leaf);
+    const same = after.items[at.index];
+    expect(same.id).toBe(to);
+    expect(same.siblings).toMatchObject({ index: 2, count: 3 });
+    // The tree follows: the new leaf is on the active path in lane 0.
+    const meta = app.tree.meta!;
+    expect(meta.leafId).toBe(leaf);
+
+    // In read-only mode the view switches but nothing is written, with a note.
+    await app.setReadOnly(true);
+    const lines = backend.files.get(s.path)!.lines.length;
+    const res = await backend.switchBranch(s.path, at.id);
+    expect(res.write).toBeNull();
+    expect(res.note).toBeTruthy();
+    expect(backend.files.get(s.path)!.lines.length).toBe(lines);
+    const ro = await backend.transcriptPage(s.path, 0, 1000);
+    expect(ro.items[at.index].id).toBe(at.id);
+  });
+});

@@ -1,0 +1,123 @@
+import { describe, expect, it } from "vitest";
+import { fireEvent, render, waitFor } from "@testing-library/svelte";
+import { createFakeBackend } from "../../lib/backend/fake";
+import { AppState } from "../../lib/state/app.svelte";
+import { runTreeAction, treeAction } from "./treeKeys";
+import Harness from "../../test/Harness.svelte";
+import TreeView from "./TreeView.svelte";
+
+async function appOn(title: string) {
+  const app = new AppState(createFakeBackend());
+  await app.init();
+  const s = app.list!.sessions.find((x) => x.title.startsWith(title))!;
+  await app.openSession(s.path);
+  return app;
+}
+const key = (k: string, mods: Partial<KeyboardEvent> = {}) => treeAction({ key: k, ...mods });
+async function press(app: AppState, k: string, page = 10) {
+  const a = key(k);
+  if (a) await runTreeAction(app, a, page);
+}
+
+describe("tree keyboard", () => {
+  it("maps pi's /tree keys", () => {
+    expect(key("ArrowDown")).toEqual({ t: "move", by: 1 });
+    expect(key("ArrowUp")).toEqual({ t: "move", by: -1 });
+    expect(key("ArrowRight")).toEqual({ t: "page", dir: 1 });
+    expect(key("PageUp")).toEqual({ t: "page", dir: -1 });
+    expect(key("Enter")).toEqual({ t: "activate" });
+    expect(key(" ")).toEqual({ t: "activate" });
+    expect(key("z")).toEqual({ t: "fold" });
+    expect(key("-")).toEqual({ t: "fold" });
+    expect(key("[")).toEqual({ t: "branch", dir: -1 });
+    expect(key("]")).toEqual({ t: "branch", dir: 1 });
+    expect(key("f")).toEqual({ t: "filter" });
+    expect(key("/")).toEqual({ t: "find" });
+    expect(key("f", { ctrlKey: true })).toBeNull();
+    expect(key("q")).toBeNull();
+  });
+
+  it("moves the selection by rows, pages, Home and End", async () => {
+    const app = await appOn("Fix the login");
+    const last = app.tree.total - 1;
+    expect(app.selectedRow).toBe(app.tree.meta!.leafRow);
+    await press(app, "Home");
+    expect(app.selectedRow).toBe(0);
+    await press(app, "ArrowDown");
+    await press(app, "ArrowDown");
+    expect(app.selectedRow).toBe(2);
+    await press(app, "ArrowUp");
+    expect(app.selectedRow).toBe(1);
+    await press(app, "PageDown", 10);
+    expect(app.selectedRow).toBe(10);
+    await press(app, "ArrowLeft", 10);
+    expect(app.selectedRow).toBe(1);
+    await press(app, "End");
+    expect(app.selectedRow).toBe(last);
+    await press(app, "ArrowDown");
+    expect(app.selectedRow).toBe(last);
+    expect(app.selection?.id).toBe(app.tree.row(last)!.id);
+  });
+
+  it("opens a fold with Enter and closes it again with z", async () => {
+    const app = await appOn("Fix the login");
+    const before = app.tree.total;
+    const foldRow = await app.tree.findRow(-1, 1, (r) => r.type === "fold");
+    expect(foldRow).not.toBeNull();
+    const fold = app.tree.row(foldRow!)!.fold!;
+    await app.selectRow(foldRow!);
+    expect(app.selection?.fold).toBe(true);
+    await press(app, "Enter");
+    expect(app.query!.expanded).toContain(fold.id);
+    expect(app.tree.total).toBe(before + fold.count - 1);
+    expect(app.tree.row(foldRow!)!.type).not.toBe("fold");
+    await press(app, "ArrowDown");
+    await press(app, "z");
+    expect(app.query!.expanded).not.toContain(fold.id);
+    expect(app.tree.total).toBe(before);
+    expect(app.tree.row(app.selectedRow!)!.type).toBe("fold");
+  });
+
+  it("collapses a branch point and jumps between branch points", async () => {
+    const app = await appOn("/tree keyboard folding");
+    await press(app, "Home");
+    await press(app, "]");
+    const bp = app.tree.row(app.selectedRow!)!;
+    expect(bp.childCount).toBeGreaterThan(1);
+    const before = app.tree.total;
+    await press(app, "Enter");
+    expect(app.query!.collapsed).toContain(bp.id);
+    expect(app.tree.total).toBeLessThan(before);
+    expect(app.tree.row(app.selectedRow!)!.collapsed).toBeGreaterThan(0);
+    await press(app, " ");
+    expect(app.query!.collapsed).not.toContain(bp.id);
+    expect(app.tree.total).toBe(before);
+    await press(app, "End");
+    await press(app, "[");
+    expect(app.tree.row(app.selectedRow!)!.childCount).toBeGreaterThan(1);
+  });
+
+  it("cycles the filter with f", async () => {
+    const app = await appOn("Fix the login");
+    const seen: string[] = [app.query!.filter];
+    for (let i = 0; i < 4; i++) {
+      await press(app, "f");
+      seen.push(app.query!.filter);
+    }
+    expect(seen).toEqual(["default", "user-only", "labeled", "all", "default"]);
+  });
+
+  it("handles keys in the rendered view", async () => {
+    const app = await appOn("Fix the login");
+    const { getByTestId, container } = render(Harness, { props: { app, component: TreeView } });
+    const view = getByTestId("tree-view");
+    await waitFor(() => expect(container.querySelectorAll('[data-testid="tree-row"]').length).toBeGreaterThan(0));
+    await fireEvent.keyDown(view, { key: "Home" });
+    await waitFor(() => expect(app.selectedRow).toBe(0));
+    await fireEvent.keyDown(view, { key: "ArrowDown" });
+    await waitFor(() => expect(app.selectedRow).toBe(1));
+    await waitFor(() => expect(container.querySelector('[data-row="1"]')?.getAttribute("aria-selected")).toBe("true"));
+    await fireEvent.keyDown(view, { key: "f" });
+    await waitFor(() => expect(app.query!.filter).toBe("user-only"));
+  });
+});

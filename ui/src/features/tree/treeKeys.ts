@@ -1,0 +1,130 @@
+// Keyboard of the tree view, as pi's /tree: arrows move, ←/→ and PageUp/PageDown by a page,
+// Home/End, Enter/Space open a fold or collapse a branch point, z/- fold and unfold, [ ] jump
+// between branch points, f cycles the filter, / focuses find.
+
+import type { AppState } from "../../lib/state/app.svelte";
+import type { TreeRow } from "../../lib/bindings/TreeRow";
+
+export interface KeyLike {
+  key: string;
+  shiftKey?: boolean;
+  ctrlKey?: boolean;
+  metaKey?: boolean;
+  altKey?: boolean;
+}
+
+export type TreeAction =
+  | { t: "move"; by: number }
+  | { t: "page"; dir: 1 | -1 }
+  | { t: "home" }
+  | { t: "end" }
+  | { t: "activate" }
+  | { t: "fold" }
+  | { t: "branch"; dir: 1 | -1 }
+  | { t: "filter" }
+  | { t: "find" };
+
+/** Maps a key press to an action (null: not ours). */
+export function treeAction(e: KeyLike): TreeAction | null {
+  if (e.ctrlKey || e.metaKey || e.altKey) return null;
+  switch (e.key) {
+    case "ArrowDown":
+      return { t: "move", by: 1 };
+    case "ArrowUp":
+      return { t: "move", by: -1 };
+    case "ArrowRight":
+    case "PageDown":
+      return { t: "page", dir: 1 };
+    case "ArrowLeft":
+    case "PageUp":
+      return { t: "page", dir: -1 };
+    case "Home":
+      return { t: "home" };
+    case "End":
+      return { t: "end" };
+    case "Enter":
+    case " ":
+    case "Spacebar":
+      return { t: "activate" };
+    case "z":
+    case "-":
+      return { t: "fold" };
+    case "[":
+      return { t: "branch", dir: -1 };
+    case "]":
+      return { t: "branch", dir: 1 };
+    case "f":
+      return { t: "filter" };
+    case "/":
+      return { t: "find" };
+    default:
+      return null;
+  }
+}
+
+export function isBranchPoint(r: TreeRow): boolean {
+  return r.type !== "fold" && (r.childCount > 1 || r.collapsed !== null);
+}
+
+/** Runs an action against the app state. `page` = rows per screen. */
+export async function runTreeAction(app: AppState, a: TreeAction, page: number): Promise<void> {
+  const total = app.tree.total;
+  if (total === 0) return;
+  const cur = app.selectedRow ?? app.tree.meta?.leafRow ?? null;
+  const from = cur ?? -1;
+  switch (a.t) {
+    case "move":
+      await app.selectRow(cur === null ? (a.by > 0 ? 0 : total - 1) : from + a.by);
+      return;
+    case "page":
+      await app.selectRow(cur === null ? 0 : from + a.dir * Math.max(1, page - 1));
+      return;
+    case "home":
+      await app.selectRow(0);
+      return;
+    case "end":
+      await app.selectRow(total - 1);
+      return;
+    case "activate":
+    case "fold": {
+      if (cur === null) return;
+      const r = app.tree.row(cur);
+      if (!r) return;
+      if (r.type === "fold" && r.fold) {
+        await app.expandFold(r.fold.id);
+        await app.selectRow(cur, { reveal: true });
+        return;
+      }
+      if (isBranchPoint(r)) {
+        await app.toggleCollapse(r.id);
+        return;
+      }
+      if (a.t === "fold") {
+        // Inside an opened fold: close it again.
+        const expanded = app.query?.expanded ?? [];
+        for (let i = cur; i >= 0; i--) {
+          const x = app.tree.row(i);
+          if (!x) break;
+          if (x.lane !== r.lane) continue;
+          if (expanded.includes(x.id)) {
+            await app.refold(x.id);
+            return;
+          }
+          if (!x.up) break;
+        }
+      }
+      return;
+    }
+    case "branch": {
+      const next = await app.tree.findRow(from, a.dir, isBranchPoint);
+      if (next !== null) await app.selectRow(next);
+      return;
+    }
+    case "filter":
+      await app.cycleFilter();
+      return;
+    case "find":
+      app.focusFind++;
+      return;
+  }
+}

@@ -1,0 +1,47 @@
+// A tiny read-only hook for benchmarks and end-to-end tests:
+//
+//   window.__piExplorer = { ready, lastRowsRenderedAt, frameTimes }
+//
+// - ready: true once the first tree rows of a session are on screen;
+// - lastRowsRenderedAt: performance.now() when the tree view last rendered a new window of rows;
+// - frameTimes: requestAnimationFrame deltas (ms) recorded while the tree scrolls (last 1000).
+// Only the tree view writes it; nothing in the app reads it.
+
+export interface PerfHook {
+  ready: boolean;
+  lastRowsRenderedAt: number;
+  frameTimes: number[];
+}
+
+declare global {
+  interface Window {
+    __piExplorer?: PerfHook;
+  }
+}
+
+export function perfHook(): PerfHook {
+  if (typeof window === "undefined") return { ready: false, lastRowsRenderedAt: 0, frameTimes: [] };
+  if (!window.__piExplorer) window.__piExplorer = { ready: false, lastRowsRenderedAt: 0, frameTimes: [] };
+  return window.__piExplorer;
+}
+
+let recording = false;
+let last = 0;
+let stopAt = 0;
+
+/** Records frame deltas for a while after each scroll event. */
+export function recordScrollFrames() {
+  const hook = perfHook();
+  stopAt = performance.now() + 300;
+  if (recording) return;
+  recording = true;
+  last = performance.now();
+  const step = (t: number) => {
+    hook.frameTimes.push(t - last);
+    if (hook.frameTimes.length > 1000) hook.frameTimes.splice(0, hook.frameTimes.length - 1000);
+    last = t;
+    if (t < stopAt) requestAnimationFrame(step);
+    else recording = false;
+  };
+  requestAnimationFrame(step);
+}
