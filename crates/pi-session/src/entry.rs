@@ -249,7 +249,8 @@ fn usage_of(raw: &serde_json::value::RawValue) -> Option<Usage> {
     })
 }
 
-/// What a parsed object line is.
+/// What a parsed object line is. (Not boxed: entries are the hot path, headers are rare.)
+#[allow(clippy::large_enum_variant)]
 pub enum Parsed {
     /// A `type:"session"` line.
     Header(Box<crate::session::Header>),

@@ -25,6 +25,9 @@ use crate::{Error, Session};
 /// Messages and hidden entries sent with a context view before paging.
 pub const CONTEXT_PAGE: usize = 200;
 
+/// A cached session, shared between commands.
+type Shared = Arc<RwLock<Session>>;
+
 /// Layouts kept (the UI pages through one at a time; a few cover tabs and filters).
 const LAYOUTS_KEPT: usize = 6;
 
@@ -239,7 +242,7 @@ impl Explorer {
 
     /// The sessions a layout of `query` draws: the opened one, then (unified view) its forks,
     /// recursively, each with its fork point.
-    fn layout_sessions(&self, query: &TreeQuery) -> Result<(Vec<Arc<RwLock<Session>>>, Vec<String>), Error> {
+    fn layout_sessions(&self, query: &TreeQuery) -> Result<(Vec<Shared>, Vec<String>), Error> {
         let real = self.resolve(&query.path)?;
         let main = self.session_at(&real)?;
         let mut sessions = vec![main];

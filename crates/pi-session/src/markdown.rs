@@ -60,7 +60,7 @@ pub fn entry_markdown(e: &Entry, v: &Value, out: &mut String) {
                     out.push_str("**Bash**\n\n");
                     let cmd = m.get("command").and_then(Value::as_str).unwrap_or("");
                     let output = m.get("output").and_then(Value::as_str).unwrap_or("");
-                    fence(out, "sh", &format!("$ {cmd}\n{output}").trim_end().to_string());
+                    fence(out, "sh", format!("$ {cmd}\n{output}").trim_end());
                 }
                 other => {
                     out.push_str(&format!("## {other}\n\n"));

@@ -88,9 +88,7 @@ pub fn scan(root: &Path) -> Scan {
         let Ok(ft) = ent.file_type() else { continue };
         if is_jsonl(&name) {
             consider(&path, ft.is_symlink(), &mut out);
-        } else if ft.is_dir() && !name.to_string_lossy().starts_with('.') {
-            dirs.push(path);
-        } else if ft.is_symlink() && path.is_dir() {
+        } else if (ft.is_dir() && !name.to_string_lossy().starts_with('.')) || (ft.is_symlink() && path.is_dir()) {
             dirs.push(path);
         }
     }

@@ -65,7 +65,7 @@ impl SessionSummary {
             }
         }
         let header_ts = h.and_then(|h| h.timestamp.as_deref()).and_then(crate::json::parse_iso_ms);
-        let mtime = (ix.stamp.mtime_ns > 0).then(|| (ix.stamp.mtime_ns / 1_000_000) as f64);
+        let mtime = (ix.stamp.mtime_ns > 0).then_some((ix.stamp.mtime_ns / 1_000_000) as f64);
         let first_user_message = first_user.and_then(|i| {
             let mut r = BodyReader::open(ix).ok()?;
             let text = r.line(i).ok()?;
@@ -122,7 +122,7 @@ pub struct PathFinding {
 /// Indexes every session under `root` in parallel (biggest files first) and summarises each.
 pub fn list(root: &Path) -> Listing {
     let Scan { mut files, findings } = scan(root);
-    files.sort_by(|a, b| b.size.cmp(&a.size));
+    files.sort_by_key(|f| std::cmp::Reverse(f.size));
     let mut results: Vec<(PathBuf, Result<SessionSummary, crate::Error>)> = files
         .par_iter()
         .map(|f| (f.path.clone(), Session::open(&f.path).map(|s| SessionSummary::of(&s, f.size))))
