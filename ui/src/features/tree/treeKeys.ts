@@ -62,6 +62,11 @@ export function treeAction(e: KeyLike): TreeAction | null {
   }
 }
 
+/** A fold id names its first hidden entry (pi-session: `fold:<id>`). */
+export function foldIdIs(foldId: string, entryId: string): boolean {
+  return foldId === entryId || foldId.endsWith(`:${entryId}`);
+}
+
 export function isBranchPoint(r: TreeRow): boolean {
   return r.type !== "fold" && (r.childCount > 1 || r.collapsed !== null);
 }
@@ -106,8 +111,9 @@ export async function runTreeAction(app: AppState, a: TreeAction, page: number):
           const x = app.tree.row(i);
           if (!x) break;
           if (x.lane !== r.lane) continue;
-          if (expanded.includes(x.id)) {
-            await app.refold(x.id);
+          const f = expanded.find((e) => foldIdIs(e, x.id));
+          if (f) {
+            await app.refold(f);
             return;
           }
           if (!x.up) break;

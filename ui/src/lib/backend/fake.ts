@@ -337,6 +337,22 @@ export class FakeBackend implements Backend {
     return { laid, sessions: sources.map((s) => s.file.path) };
   }
 
+  private statsCache = new WeakMap<FakeFile, { version: number; compactions: number; branchPoints: number }>();
+  private stats(f: FakeFile): { compactions: number; branchPoints: number } {
+    const c = this.statsCache.get(f);
+    if (c && c.version === f.version) return c;
+    const t = this.tree(f);
+    let compactions = 0;
+    let branchPoints = 0;
+    for (const n of t.order) {
+      if (n.type === "compaction") compactions++;
+      if (n.children.length > 1 && this.shownChildren(t, n).length > 1) branchPoints++;
+    }
+    const out = { version: f.version, compactions, branchPoints };
+    this.statsCache.set(f, out);
+    return out;
+  }
+
   private pathOf(f: FakeFile, leafId: string | null): Node[] {
     if (leafId === null) return [];
     return pathTo(this.node(f, leafId));
@@ -542,18 +558,18 @@ export class FakeBackend implements Backend {
     const f = this.file(query.path);
     const { laid, sessions } = this.layout(query);
     const t = this.tree(f);
-    let compactions = 0;
-    let branchPoints = 0;
-    for (const n of t.order) {
-      if (n.type === "compaction") compactions++;
-      if (this.shownChildren(t, n).length > 1) branchPoints++;
-    }
+    const { compactions, branchPoints } = this.stats(f);
     const s = Math.max(0, start);
+    const rows = [];
+    for (let i = s; i < Math.min(laid.total, s + Math.max(0, count)); i++) {
+      const r = laid.row(i);
+      rows.push({ ...r, pass: [...r.pass] });
+    }
     return {
       meta: {
         path: f.path,
         title: this.title(f).title,
-        totalRows: laid.rows.length,
+        totalRows: laid.total,
         lanes: laid.lanes,
         leafId: this.leafOf(f),
         leafRow: laid.leafRow,
@@ -567,7 +583,7 @@ export class FakeBackend implements Backend {
         sessions,
       },
       start: s,
-      rows: laid.rows.slice(s, s + Math.max(0, count)).map((r) => ({ ...r, pass: [...r.pass] })),
+      rows,
     };
   }
 
@@ -585,7 +601,7 @@ export class FakeBackend implements Backend {
       const { laid } = this.layout(q);
       const row = laid.rowOf.get(id);
       if (row === undefined) return { row: null, query: q };
-      const r = laid.rows[row];
+      const r = laid.row(row);
       if (r.type === "fold" && r.fold) {
         q = { ...q, expanded: [...q.expanded, r.fold.id] };
         continue;

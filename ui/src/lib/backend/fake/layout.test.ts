@@ -31,7 +31,7 @@ describe("lane layout", () => {
     expect(c).toMatchObject({ up: true, down: true, pass: [], branchFrom: null });
     expect(d).toMatchObject({ up: true, down: false });
     expect(c.color).toBe(0);
-    expect(b1.color).not.toBe(0);
+    expect(b1.color).toBe(1);
     expect(b2.color).toBe(b1.color);
   });
 
@@ -39,6 +39,12 @@ describe("lane layout", () => {
     const x = n("x", [n("old", [], false, 1), n("new", [], false, 9)]);
     const l = layoutTree([x], opts);
     expect(l.rows.map((r) => `${r.node.key}@${r.lane}`)).toEqual(["x@0", "old@1", "new@0"]);
+  });
+
+  it("colours branches 1…5 in turn in row order, the last root's main line 0", () => {
+    const other = n("other", [], false, 0);
+    const l = layoutTree([other, tree()], opts);
+    expect(l.rows.map((r) => `${r.node.key}:${r.color}`)).toEqual(["other:1", "r:0", "a:0", "b1:2", "b2:2", "c:0", "d:0"]);
   });
 
   it("reuses a freed lane for the next side branch and nests deeper branches", () => {
@@ -58,10 +64,19 @@ describe("lane layout", () => {
     for (let i = 30; i >= 0; i--) chain = n(`k${i}`, [chain], true, i);
     const folded = layoutTree([chain], { ...opts, fold: true });
     const foldRow = folded.rows.find((r) => r.fold);
-    expect(foldRow?.fold?.nodes.length).toBe(31 - 3 - 2);
-    expect(folded.rows.length).toBe(3 + 1 + 2 + 1);
+    // k0…k30 and the end: a run of 32, three shown at each end.
+    expect(foldRow?.fold?.nodes.length).toBe(32 - 3 - 3);
+    expect(foldRow?.fold?.id).toBe("fold:k3");
+    expect(folded.rows.length).toBe(3 + 1 + 3);
+    expect(folded.rows[folded.rows.length - 1]).toMatchObject({ down: false });
     const open = layoutTree([chain], { ...opts, fold: true, expanded: new Set([foldRow!.fold!.id]) });
     expect(open.rows.length).toBe(32);
+    // A run of 13 folds, one of 12 does not.
+    let short: LayoutNode = n("z", [], false, 0);
+    for (let i = 10; i >= 0; i--) short = n(`s${i}`, [short], false, i);
+    expect(layoutTree([short], { ...opts, fold: true }).rows.some((r) => r.fold)).toBe(false);
+    short = n("s-1", [short], false, -1);
+    expect(layoutTree([short], { ...opts, fold: true }).rows.some((r) => r.fold)).toBe(true);
     expect(open.rows.some((r) => r.fold)).toBe(false);
   });
 

@@ -46,7 +46,7 @@ export interface LayoutOptions {
   expanded: ReadonlySet<string>;
   /** Keys whose subtrees the user closed. */
   collapsed: ReadonlySet<string>;
-  /** A run must be at least this long to fold. */
+  /** A run must be at least this long to fold (pi-session: more than 12). */
   foldMin?: number;
   /** Entries shown before a fold. */
   foldHead?: number;
@@ -61,14 +61,43 @@ export interface Layout<N extends LayoutNode = LayoutNode> {
 
 export const LANE_COLORS = 6;
 
-/** A stable colour for a side branch (1…5; 0 is the active path). */
-export function branchColor(key: string): number {
-  let h = 2166136261;
-  for (let i = 0; i < key.length; i++) {
-    h ^= key.charCodeAt(i);
-    h = Math.imul(h, 16777619);
+/**
+ * Colours of branch heads, as pi-session assigns them: the main line of the last root is 0; every
+ * other branch (a side branch or another root) takes the next of 1…5 in turn, in the depth-first
+ * row order of the whole tree (folds and collapsed subtrees do not matter, so colours are stable).
+ */
+export function branchColors<N extends LayoutNode>(roots: N[]): Map<LayoutNode, number> {
+  const out = new Map<LayoutNode, number>();
+  let c = 0;
+  const next = () => (c++ % (LANE_COLORS - 1)) + 1;
+  const stack: LayoutNode[] = [];
+  for (let i = roots.length - 1; i >= 0; i--) stack.push(roots[i]);
+  // Roots are walked in order; all but the last get a colour in turn.
+  roots.forEach((r, i) => {
+    if (i === roots.length - 1) out.set(r, 0);
+  });
+  while (stack.length) {
+    const head = stack.pop()!;
+    if (!out.has(head)) out.set(head, next());
+    let n: LayoutNode | null = head;
+    while (n) {
+      const kids: LayoutNode[] = n.children;
+      if (kids.length === 0) break;
+      const mi = mainChild(kids);
+      if (kids.length > 1) {
+        // Sides are walked before the main child; push them so the first side pops first,
+        // and the main continuation after them.
+        stack.push(kids[mi]);
+        out.set(kids[mi], -1);
+        for (let i = kids.length - 1; i >= 0; i--) if (i !== mi) stack.push(kids[i]);
+        break;
+      }
+      n = kids[0];
+    }
   }
-  return 1 + ((h >>> 0) % (LANE_COLORS - 1));
+  // Main continuations carry their chain's colour: not stored (-1 marks them).
+  for (const [k, v] of out) if (v === -1) out.delete(k);
+  return out;
 }
 
 /** The child that continues in the parent's lane: the one on the active path, else the newest. */
@@ -113,9 +142,10 @@ interface Task<N> {
  * Returns one entry per row, with the lane geometry of docs/ipc.md.
  */
 export function layoutTree<N extends LayoutNode>(roots: N[], opts: LayoutOptions): Layout<N> {
-  const foldMin = opts.foldMin ?? 12;
+  const foldMin = opts.foldMin ?? 13;
   const head = opts.foldHead ?? 3;
-  const tail = opts.foldTail ?? 2;
+  const tail = opts.foldTail ?? 3;
+  const colorOf = branchColors(roots);
   const rows: LaidRow<N>[] = [];
   const busy: boolean[] = [];
   let lanes = 1;
@@ -135,7 +165,7 @@ export function layoutTree<N extends LayoutNode>(roots: N[], opts: LayoutOptions
   const stack: Task<N>[] = [];
   for (let i = roots.length - 1; i >= 0; i--) {
     const r = roots[i];
-    stack.push({ node: r, lane: 0, from: null, up: false, color: r.onPath ? 0 : branchColor(r.key) });
+    stack.push({ node: r, lane: 0, from: null, up: false, color: colorOf.get(r) ?? 0 });
   }
 
   while (stack.length) {
@@ -152,16 +182,16 @@ export function layoutTree<N extends LayoutNode>(roots: N[], opts: LayoutOptions
     // Walk the chain in this lane until it ends or branches.
     while (n) {
       // A long run of plain single-child entries: head, fold, tail.
-      if (opts.fold && n.foldable && n.children.length === 1 && !opts.collapsed.has(n.key)) {
+      if (opts.fold && n.foldable && n.children.length <= 1 && !opts.collapsed.has(n.key)) {
         const run: N[] = [];
         let m: N | null = n;
-        while (m && m.foldable && m.children.length === 1 && !opts.collapsed.has(m.key)) {
+        while (m && m.foldable && m.children.length <= 1 && !opts.collapsed.has(m.key)) {
           run.push(m);
-          m = m.children[0] as N;
+          m = m.children.length ? (m.children[0] as N) : null;
         }
         if (run.length >= foldMin) {
           const folded = run.slice(head, run.length - tail);
-          const fid = folded[0].key;
+          const fid = `fold:${folded[0].key}`;
           const open = opts.expanded.has(fid);
           for (let i = 0; i < run.length; i++) {
             if (!open && i >= head && i < run.length - tail) {
@@ -172,11 +202,18 @@ export function layoutTree<N extends LayoutNode>(roots: N[], opts: LayoutOptions
               }
               continue;
             }
-            rows.push(mk(run[i], null, lane, passFor(lane), up, true, from, color, null));
+            const last = i === run.length - 1 && run[i].children.length === 0;
+            rows.push(mk(run[i], null, lane, passFor(lane), up, !last, from, color, null));
             up = true;
             from = null;
           }
-          n = run[run.length - 1].children[0] as N;
+          const end = run[run.length - 1];
+          if (end.children.length === 0) {
+            busy[lane] = false;
+            n = null;
+            break;
+          }
+          n = end.children[0] as N;
           continue;
         }
       }
@@ -205,7 +242,7 @@ export function layoutTree<N extends LayoutNode>(roots: N[], opts: LayoutOptions
       for (let i = kids.length - 1; i >= 0; i--) {
         if (i === mi) continue;
         const k = kids[i];
-        stack.push({ node: k, lane: -1, from: lane, up: false, color: branchColor(k.key) });
+        stack.push({ node: k, lane: -1, from: lane, up: false, color: colorOf.get(k) ?? 1 });
       }
       n = null;
     }

@@ -15,6 +15,8 @@ export interface PNode extends LayoutNode {
   session: number;
   label: string | null;
   isLeaf: boolean;
+  /** Parent in the drawn (projected) tree. */
+  parentKey: string | null;
 }
 
 export interface SessionSource {
@@ -31,14 +33,14 @@ interface UNode {
   label: string | null;
 }
 
-export function visibleIn(filter: TreeFilter, u: { entry: Node; label: string | null }): boolean {
+export function visibleIn(filter: TreeFilter, u: { entry: Node; label: string | null }, leafRep?: Node | null): boolean {
   switch (filter) {
     case "default":
       return !BOOKKEEPING.has(u.entry.type);
     case "user-only":
       return u.entry.role === "user";
     case "labeled":
-      return u.label !== null;
+      return u.label !== null || (leafRep !== undefined && u.entry === leafRep);
     case "all":
       return true;
   }
@@ -109,11 +111,12 @@ export function project(sources: SessionSource[], parents: (number | null)[], fi
   const byId = new Map<string, PNode>();
   const roots: PNode[] = [];
   let leafNode: PNode | null = null;
-  // The leaf's representative: nearest shown ancestor-or-self.
+  // The leaf's representative: nearest ancestor-or-self that is not bookkeeping (and shown).
   let leafRep: Node | null = null;
   for (let n = leaf; n; n = n.parent) {
     const lab = base.labels.get(n.id) ?? null;
-    if (visibleIn(filter, { entry: n, label: lab })) {
+    const f = filter === "labeled" ? "default" : filter;
+    if (visibleIn(f, { entry: n, label: lab })) {
       leafRep = n;
       break;
     }
@@ -121,25 +124,27 @@ export function project(sources: SessionSource[], parents: (number | null)[], fi
 
   // Iterative DFS carrying the nearest shown ancestor.
   const stack: { u: UNode; anc: PNode | null }[] = [];
-  // Root holding the active path first.
-  const ordered = [...uroots].sort((a, b) => Number(onPath.has(b.entry)) - Number(onPath.has(a.entry)));
+  // Other roots first (file order), the root holding the active path last.
+  const ordered = [...uroots].sort((a, b) => Number(onPath.has(a.entry)) - Number(onPath.has(b.entry)));
   for (let i = ordered.length - 1; i >= 0; i--) stack.push({ u: ordered[i], anc: null });
   while (stack.length) {
     const { u, anc } = stack.pop()!;
     let next = anc;
-    if (visibleIn(filter, u)) {
+    if (visibleIn(filter, u, leafRep)) {
       const isLeaf = u.session === 0 && u.entry === leafRep;
+      const t = u.entry.type;
       const p: PNode = {
         key: u.entry.id,
         children: [],
         onPath: u.session === 0 && onPath.has(u.entry),
         ts: u.entry.ts,
-        foldable: u.entry.type === "message" && u.label === null && !isLeaf,
+        foldable: u.label === null && !isLeaf && t !== "compaction" && t !== "branch_summary",
         group: groupOf(u.entry),
         entry: u.entry,
         session: u.session,
         label: u.label,
         isLeaf,
+        parentKey: anc?.key ?? null,
       };
       if (!byId.has(p.key)) byId.set(p.key, p);
       if (isLeaf) leafNode = p;
@@ -153,7 +158,10 @@ export function project(sources: SessionSource[], parents: (number | null)[], fi
 }
 
 export interface LaidTree {
-  rows: TreeRow[];
+  /** Row count. */
+  total: number;
+  /** Row `i`, built on first use. */
+  row(i: number): TreeRow;
   lanes: number;
   leafRow: number | null;
   /** Entry id → row index (entries inside a fold map to the fold row). */
@@ -186,18 +194,25 @@ export function layoutSession(
   });
   const rowOf = new Map<string, number>();
   let leafRow: number | null = null;
-  const rows = laid.rows.map((lr: LaidRow<PNode>, i): TreeRow => {
+  laid.rows.forEach((lr, i) => {
+    if (lr.fold) for (const f of lr.fold.nodes) rowOf.set(f.key, i);
+    else {
+      rowOf.set(lr.node.key, i);
+      if (lr.node.isLeaf) leafRow = i;
+    }
+  });
+  const built: (TreeRow | undefined)[] = [];
+  const build = (lr: LaidRow<PNode>, i: number): TreeRow => {
     const n = lr.node;
     const e = n.entry;
     const src = sources[n.session];
     if (lr.fold) {
       const nodes = lr.fold.nodes as PNode[];
-      for (const f of nodes) rowOf.set(f.key, i);
       const count = (g: LayoutNode["group"]) => nodes.filter((x) => x.group === g).length;
       return {
         row: i,
         id: e.id,
-        parentId: e.parentId,
+        parentId: n.parentKey,
         line: e.line,
         type: "fold",
         role: null,
@@ -233,15 +248,13 @@ export function layoutSession(
         color: lr.color,
       };
     }
-    rowOf.set(n.key, i);
-    if (n.isLeaf) leafRow = i;
     const pv = previewOf(e.raw, src.toolCalls);
     const msg = e.raw.type === "message" ? (e.raw.message as Record<string, unknown>) : null;
     const usage = msg?.role === "assistant" ? (msg.usage as { totalTokens?: number; cost?: { total?: number } } | undefined) : undefined;
     return {
       row: i,
       id: e.id,
-      parentId: e.parentId,
+      parentId: n.parentKey,
       line: e.line,
       type: e.type,
       role: e.role,
@@ -266,6 +279,14 @@ export function layoutSession(
       branchFrom: lr.branchFrom,
       color: lr.color,
     };
-  });
-  return { rows, lanes: laid.lanes, leafRow, rowOf, projection };
+  };
+  const row = (i: number): TreeRow => {
+    let r = built[i];
+    if (!r) {
+      r = build(laid.rows[i], i);
+      built[i] = r;
+    }
+    return r;
+  };
+  return { total: laid.rows.length, row, lanes: laid.lanes, leafRow, rowOf, projection };
 }

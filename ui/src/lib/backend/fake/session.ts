@@ -234,29 +234,27 @@ export function previewOf(raw: Raw, toolCalls?: Map<string, { name: string; args
       if (role === "assistant") {
         const blocks = Array.isArray(m.content) ? (m.content as Record<string, unknown>[]) : [];
         const text = blocks.filter((b) => b.type === "text").map((b) => String(b.text ?? "")).join(" ");
-        const calls = blocks.filter((b) => b.type === "toolCall");
-        if (!text && calls.length) {
-          const c = calls[0];
-          const name = String(c.name ?? "");
-          const more = calls.length > 1 ? ` (+${calls.length - 1} more)` : "";
-          return { preview: cut(summarizeArgs(name, (c.arguments ?? {}) as Record<string, unknown>) + more), detail: name, isError: m.stopReason === "error" };
-        }
-        return { preview: cut(text), detail: null, isError: m.stopReason === "error" };
+        const calls = blocks
+          .filter((b) => b.type === "toolCall")
+          .map((b) => {
+            const arg = firstArg((b.arguments ?? {}) as Record<string, unknown>);
+            return arg ? `${b.name} ${arg}` : String(b.name ?? "tool");
+          });
+        const shown = text.trim() ? text : calls.length ? calls.join(" · ") : blocks.some((b) => b.type === "thinking") ? "(thinking)" : String(m.errorMessage ?? "");
+        return { preview: cut(shown), detail: calls.length ? calls[0].split(" ")[0] : null, isError: m.stopReason === "error" || m.stopReason === "aborted" };
       }
       if (role === "toolResult") {
-        const call = toolCalls?.get(String(m.toolCallId ?? ""));
-        const arg = call ? summarizeArgs(call.name, call.args) : "";
-        const out = textOfContent(m.content);
-        return { preview: cut(arg || out), detail: String(m.toolName ?? call?.name ?? "tool"), isError: m.isError === true };
+        return { preview: cut(textOfContent(m.content)), detail: String(m.toolName ?? "tool"), isError: m.isError === true };
       }
       if (role === "bashExecution") {
-        return { preview: cut(String(m.command ?? "")), detail: "bash", isError: Number(m.exitCode ?? 0) !== 0 };
+        const code = typeof m.exitCode === "number" ? m.exitCode : null;
+        return { preview: cut(`$ ${m.command ?? ""}`), detail: code === null ? null : `exit ${code}`, isError: code !== null && code !== 0 };
       }
       if (role === "custom") return { preview: cut(textOfContent(m.content)), detail: String(m.customType ?? ""), isError: false };
       return { preview: cut(textOfContent(m.content)), detail: null, isError: false };
     }
     case "compaction":
-      return { preview: cut(String(raw.summary ?? "")), detail: null, isError: false };
+      return { preview: cut(String(raw.summary ?? "")), detail: typeof raw.tokensBefore === "number" ? `${raw.tokensBefore} tokens before` : null, isError: false };
     case "branch_summary":
       return { preview: cut(String(raw.summary ?? "")), detail: null, isError: false };
     case "model_change":
@@ -278,6 +276,14 @@ export function previewOf(raw: Raw, toolCalls?: Map<string, { name: string; args
   }
 }
 
+/** The most telling argument of a tool call (a path, a command, a pattern). */
+export function firstArg(args: Record<string, unknown>): string {
+  for (const k of ["path", "file_path", "command", "pattern", "url", "query"]) {
+    if (typeof args[k] === "string") return (args[k] as string).length > 80 ? (args[k] as string).slice(0, 79) + "…" : (args[k] as string);
+  }
+  return "";
+}
+
 export function summarizeArgs(name: string, args: Record<string, unknown>): string {
   if (typeof args.path === "string") return args.path;
   if (typeof args.command === "string") return args.command;
@@ -287,7 +293,17 @@ export function summarizeArgs(name: string, args: Record<string, unknown>): stri
 }
 
 /** Tool calls of a file by call id (for tool-result previews). */
+const callCache = new WeakMap<FakeFile, { version: number; calls: Map<string, { name: string; args: Record<string, unknown> }> }>();
+
 export function toolCallsOf(file: FakeFile): Map<string, { name: string; args: Record<string, unknown> }> {
+  const c = callCache.get(file);
+  if (c && c.version === file.version) return c.calls;
+  const calls = scanToolCalls(file);
+  callCache.set(file, { version: file.version, calls });
+  return calls;
+}
+
+function scanToolCalls(file: FakeFile): Map<string, { name: string; args: Record<string, unknown> }> {
   const m = new Map<string, { name: string; args: Record<string, unknown> }>();
   for (const raw of file.lines) {
     if (raw.type !== "message") continue;
