@@ -222,6 +222,31 @@ fn num(raw: Option<&serde_json::value::RawValue>) -> Option<f64> {
 }
 
 fn usage_of(raw: &serde_json::value::RawValue) -> Option<Usage> {
+    // The shape pi writes, parsed without allocating; anything else takes the lenient path.
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Fast {
+        input: Option<f64>,
+        output: Option<f64>,
+        cache_read: Option<f64>,
+        cache_write: Option<f64>,
+        total_tokens: Option<f64>,
+        cost: Option<FastCost>,
+    }
+    #[derive(serde::Deserialize)]
+    struct FastCost {
+        total: Option<f64>,
+    }
+    if let Ok(u) = serde_json::from_str::<Fast>(raw.get()) {
+        return Some(Usage {
+            input: u.input.unwrap_or(0.0),
+            output: u.output.unwrap_or(0.0),
+            cache_read: u.cache_read.unwrap_or(0.0),
+            cache_write: u.cache_write.unwrap_or(0.0),
+            total_tokens: u.total_tokens.unwrap_or(0.0),
+            cost: u.cost.and_then(|c| c.total).unwrap_or(0.0),
+        });
+    }
     #[derive(serde::Deserialize, Default)]
     #[serde(default, rename_all = "camelCase")]
     struct U {

@@ -114,6 +114,12 @@ fn hex4(chars: &mut std::str::Chars<'_>) -> Option<u32> {
 /// True when a JSON text contains a `\u` escape of a surrogate that is not part of a pair.
 pub fn has_lone_surrogate(text: &str) -> bool {
     let b = text.as_bytes();
+    // Surrogate escapes are `\uD800`–`\uDFFF`: no `\ud`/`\uD` at all is the common case.
+    static LOWER: std::sync::LazyLock<memchr::memmem::Finder<'static>> = std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\\ud"));
+    static UPPER: std::sync::LazyLock<memchr::memmem::Finder<'static>> = std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\\uD"));
+    if LOWER.find(b).is_none() && UPPER.find(b).is_none() {
+        return false;
+    }
     let mut i = 0;
     while let Some(p) = memchr::memchr(b'\\', &b[i..]) {
         let at = i + p;

@@ -19,6 +19,9 @@ use crate::json::{self, is_js_space, parse_line, LineFields, Loose};
 use crate::lines::{for_each_line, RawLine};
 use crate::Error;
 
+/// id → entry index, with a fast non-cryptographic hash (ids come from one file).
+pub type IdMap = HashMap<Id, u32, std::hash::BuildHasherDefault<rustc_hash::FxHasher>>;
+
 /// Lines above this size are flagged (they are still read).
 pub const HUGE_LINE: usize = 30 * 1024 * 1024;
 /// At most this many findings of one kind are kept per file; the rest are counted.
@@ -139,7 +142,7 @@ pub struct SessionIndex {
     /// Ordinal of each entry among the parsed JSON values of the file (header = 0).
     pub(crate) ordinals: Vec<u32>,
     /// id → index into `entries` of the last line with that id.
-    pub by_id: HashMap<Id, u32>,
+    pub by_id: IdMap,
     pub diagnostics: Vec<Diagnostic>,
     /// True when the first parsed JSON value was a valid header (pi accepts the file).
     pub header_ok: bool,
@@ -181,6 +184,11 @@ impl SessionIndex {
         }
         let mut ix = SessionIndex::empty(path);
         ix.stamp = FileStamp::of(&meta);
+        // About one entry per 700 bytes: reserve once instead of growing by copies.
+        let guess = (meta.len() / 700).min(4_000_000) as usize;
+        ix.entries.reserve(guess);
+        ix.ordinals.reserve(guess);
+        ix.by_id.reserve(guess);
         let f = File::open(&ix.path).map_err(|e| Error::io(&ix.path, e))?;
         ix.read_from(f, 0).map_err(|e| Error::io(&ix.path, e))?;
         ix.finish();
@@ -202,7 +210,7 @@ impl SessionIndex {
             header: None,
             entries: Vec::new(),
             ordinals: Vec::new(),
-            by_id: HashMap::new(),
+            by_id: IdMap::default(),
             diagnostics: Vec::new(),
             header_ok: false,
             stamp: FileStamp::default(),
@@ -294,28 +302,43 @@ impl SessionIndex {
         let first_line = self.scan.next_line.max(1);
         let mut committed_len = self.committed_len;
         let mut pending: Vec<Diagnostic> = Vec::new();
+        let mut checkpointed = false;
         let n = for_each_line(r, offset, first_line, |line| {
             let terminated = line.terminated;
             let end = line.offset + line.bytes.len() as u64 + 1;
+            if !terminated {
+                // Only the last line can lack its newline: remember the state before it, so a
+                // later refresh can read it again once it is complete.
+                self.committed = self.checkpoint();
+                checkpointed = true;
+            }
             self.scan.next_line = line.number + 1;
             self.scan.last_line_terminated = terminated;
             self.take_line(line, &mut pending);
-            self.diagnostics.append(&mut pending);
+            if !pending.is_empty() {
+                self.diagnostics.append(&mut pending);
+            }
             if terminated {
                 committed_len = end;
-                self.committed = Checkpoint {
-                    entries: self.entries.len(),
-                    diagnostics: self.diagnostics.len(),
-                    scan: self.scan.clone(),
-                    header: self.header.clone(),
-                    header_ok: self.header_ok,
-                };
             }
             ControlFlow::Continue(())
         })?;
+        if !checkpointed {
+            self.committed = self.checkpoint();
+        }
         self.committed_len = committed_len;
         self.read_len = offset + n;
         Ok(())
+    }
+
+    fn checkpoint(&self) -> Checkpoint {
+        Checkpoint {
+            entries: self.entries.len(),
+            diagnostics: self.diagnostics.len(),
+            scan: self.scan.clone(),
+            header: self.header.clone(),
+            header_ok: self.header_ok,
+        }
     }
 
     fn push_diag(&mut self, out: &mut Vec<Diagnostic>, d: Diagnostic) {
@@ -362,7 +385,8 @@ impl SessionIndex {
         if !line.terminated {
             text = text.trim_end_matches(is_js_space);
         }
-        if text.chars().all(is_js_space) {
+        // Almost every line starts with `{`: only other lines need the blank test.
+        if !text.starts_with('{') && text.chars().all(is_js_space) {
             self.scan.blank_lines += 1;
             self.push_diag(out, Diagnostic::new(Some(n), DiagKind::BlankLine, "blank line"));
             return;
