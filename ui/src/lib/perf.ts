@@ -35,8 +35,14 @@ export function recordScrollFrames() {
   stopAt = performance.now() + 300;
   if (recording) return;
   recording = true;
-  last = performance.now();
+  let first = true;
   const step = (t: number) => {
+    if (first) {
+      first = false;
+      last = t;
+      requestAnimationFrame(step);
+      return;
+    }
     hook.frameTimes.push(t - last);
     if (hook.frameTimes.length > 1000) hook.frameTimes.splice(0, hook.frameTimes.length - 1000);
     last = t;

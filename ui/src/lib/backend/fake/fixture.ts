@@ -151,7 +151,10 @@ export function buildFixture(opts: FixtureOptions = {}): FakeFile[] {
     const b = new Builder(r, t, h);
     b.user("Add rate limiting to POST /api/login — 5 attempts per minute per IP");
     b.assistant("I'll add a small token bucket in `src/lib/rate-limit.ts` and wire it into the route.");
-    filler(b, 138);
+    filler(b, 100);
+    // A compaction whose firstKeptEntryId is not on the path (dangling): nothing before it is kept.
+    b.compaction("## Goal\nRate-limit the login route.\n\n## Done\n- token bucket in `src/lib/rate-limit.ts`", "deadbeef", 64_000);
+    filler(b, 36);
     b.assistant("Rate limiting is in. Over the limit the route answers `429` with a `Retry-After` header.");
     files.push(b.file(pathFor(h, t)));
   }
@@ -268,7 +271,13 @@ export function buildFixture(opts: FixtureOptions = {}): FakeFile[] {
     });
     b.customMessage("reminder", "Remember: **no** network in CI — cache the driver in the image.");
     b.bash("cargo install tauri-driver --locked", "    Finished `release` profile [optimized] target(s) in 41.2s\n  Installed package `tauri-driver v2.0.4`", 0);
-    filler(b, 40);
+    filler(b, 30);
+    // A compaction whose kept range starts with a tool result whose call it hides.
+    const call = b.assistant("", { calls: [{ name: "read", args: { path: ".github/workflows/e2e.yml" } }] });
+    const orphanResult = b.toolResult(call.callIds[0], "read", "name: e2e\non: [push]\njobs:\n  e2e:\n    runs-on: ubuntu-latest");
+    filler(b, 6);
+    b.compaction("## Goal\nE2E on CI.\n\n## Done\n- driver installed, workflow read", orphanResult, 48_500);
+    filler(b, 4);
     b.bash("xvfb-run npm run e2e", "Spec Files:  1 failed, 1 total\nError: session not created", 1);
     b.assistant("The driver needs a display; `xvfb-run` was missing from the CI image.");
     filler(b, 20);

@@ -139,3 +139,27 @@ describe("fake backend tree_page", () => {
     expect(firstFork.branchFrom).toBe(checkpoint.lane);
   });
 });
+
+describe("fake backend context audit", () => {
+  it("flags a dangling firstKeptEntryId, an orphan tool result, copies and earlier compactions", async () => {
+    const b = createFakeBackend();
+    const list = (await b.listSessions()).sessions;
+    const leafCtx = async (title: string) => {
+      const s = list.find((x) => x.title.startsWith(title))!;
+      return b.contextView(s.path, s.leafId);
+    };
+    const dangling = await leafCtx("Add rate limiting");
+    expect(dangling.compaction?.firstKeptDangling).toBe(true);
+    expect(dangling.messages.filter((m) => m.kept)).toHaveLength(0);
+    const orphan = await leafCtx("Set up tauri-driver");
+    expect(orphan.compaction?.keptStartsWithOrphanToolResult).toBe(true);
+    const copied = await leafCtx("Try zod");
+    expect(copied.compaction?.copiedFromParent).toBe(true);
+    const two = await leafCtx("/tree keyboard folding");
+    expect(two.compaction?.earlier).toHaveLength(1);
+    expect(two.messages[0].role).toBe("compactionSummary");
+    expect(two.hiddenTotal).toBeGreaterThan(0);
+    const more = await b.hiddenPage(two.path, two.leafId, 0, 5);
+    expect(more.map((h) => h.id)).toEqual(two.hidden.slice(0, 5).map((h) => h.id));
+  });
+});
