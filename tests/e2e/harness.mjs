@@ -1,0 +1,110 @@
+// Starts what the end-to-end tests need: Xvfb, tauri-driver (which starts WebKitWebDriver,
+// which starts the app), and hands out app sessions on a fixture sessions root.
+
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+import { Driver, sleep } from "./webdriver.mjs";
+
+export const repo = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+
+async function freePort() {
+	return new Promise((res, rej) => {
+		const s = createServer();
+		s.listen(0, "127.0.0.1", () => {
+			const { port } = s.address();
+			s.close(() => res(port));
+		});
+		s.on("error", rej);
+	});
+}
+
+async function waitPort(port, timeout = 20000) {
+	const end = Date.now() + timeout;
+	while (Date.now() < end) {
+		try {
+			const r = await fetch(`http://127.0.0.1:${port}/status`);
+			if (r.ok) return;
+		} catch {
+			// not yet
+		}
+		await sleep(100);
+	}
+	throw new Error(`nothing listens on ${port}`);
+}
+
+export class Harness {
+	constructor({ app, shots }) {
+		this.app = app ?? process.env.PI_EXPLORER_BIN ?? join(repo, "target/debug/pi-session-explorer");
+		if (!existsSync(this.app)) throw new Error(`app binary not found: ${this.app} (build it first: cargo build)`);
+		this.shots = shots;
+		mkdirSync(shots, { recursive: true });
+		this.procs = [];
+		this.shotCount = 0;
+	}
+
+	async start() {
+		const display = process.env.E2E_DISPLAY ?? `:${90 + Math.floor(Math.random() * 9)}`;
+		this.display = display;
+		const xvfb = spawn("Xvfb", [display, "-screen", "0", "1280x800x24", "-nolisten", "tcp"], { stdio: "ignore" });
+		this.procs.push(xvfb);
+		await sleep(600);
+		if (xvfb.exitCode !== null) throw new Error(`Xvfb ${display} did not start`);
+		this.port = await freePort();
+		this.dataDir = mkdtempSync(join(tmpdir(), "pi-explorer-e2e-data-"));
+		const env = { ...process.env, DISPLAY: display, PI_EXPLORER_DATA_DIR: this.dataDir, WEBKIT_DISABLE_COMPOSITING_MODE: "1" };
+		delete env.PI_CODING_AGENT_SESSION_DIR;
+		delete env.PI_CODING_AGENT_DIR;
+		const driver = spawn("tauri-driver", ["--port", String(this.port)], { env, stdio: ["ignore", "pipe", "pipe"] });
+		driver.stdout.on("data", () => {});
+		driver.stderr.on("data", (d) => {
+			if (process.env.E2E_VERBOSE) process.stderr.write(d);
+		});
+		this.procs.push(driver);
+		await waitPort(this.port);
+		return this;
+	}
+
+	/** Starts the app with these arguments and waits for the UI to be ready. */
+	async open(args = []) {
+		const d = await Driver.start(`http://127.0.0.1:${this.port}`, this.app, { args });
+		this.driver = d;
+		await d.waitFor("[data-testid=session-row]", { timeout: 30000, what: "the session list" });
+		return d;
+	}
+
+	async close() {
+		if (this.driver) await this.driver.quit();
+		this.driver = null;
+	}
+
+	/** Saves the webview (WebDriver) and the whole X screen; returns the file names. */
+	async shot(name) {
+		const n = String(++this.shotCount).padStart(2, "0");
+		const file = join(this.shots, `${n}-${name}.png`);
+		await sleep(400);
+		writeFileSync(file, await this.driver.screenshot());
+		await new Promise((res) => {
+			const p = spawn("import", ["-window", "root", file.replace(/\.png$/, ".screen.png")], { env: { ...process.env, DISPLAY: this.display }, stdio: "ignore" });
+			p.on("exit", res);
+			p.on("error", res);
+		});
+		return file;
+	}
+
+	async stop() {
+		await this.close();
+		for (const p of this.procs.reverse()) {
+			try {
+				p.kill("SIGTERM");
+			} catch {
+				// gone
+			}
+		}
+		await sleep(300);
+	}
+}
