@@ -99,6 +99,21 @@ pub fn new_id(s: &Session) -> String {
     }
 }
 
+/// Why a session cannot be written to, in words.
+fn read_only_message(s: &Session) -> Option<String> {
+    let reason = s.index.read_only()?;
+    let v4 = s.index.header.as_ref().is_some_and(|h| h.v4);
+    Some(match reason {
+        _ if v4 => "a version 4 file of the newer pi harness; read-only".to_string(),
+        crate::ReadOnlyReason::NoHeader => "the file has no valid session header".to_string(),
+        crate::ReadOnlyReason::OldVersion => format!(
+            "version {} files are read-only (pi rewrites them with new random ids when it opens them)",
+            s.index.version()
+        ),
+        crate::ReadOnlyReason::FutureVersion => format!("version {} is newer than this reader; read-only", s.index.version()),
+    })
+}
+
 /// Loads the session for writing: confined, version 3 with a valid header, tail stable.
 /// Returns the session and whether our line needs a leading `\n` (a stable torn tail).
 fn prepare(path: &Path, opts: &WriteOptions) -> Result<(Session, PathBuf, bool), Error> {
@@ -107,16 +122,8 @@ fn prepare(path: &Path, opts: &WriteOptions) -> Result<(Session, PathBuf, bool),
     }
     let real = confine(path, opts.root.as_deref())?;
     let s = Session::open(&real)?;
-    if let Some(reason) = s.index.read_only() {
-        let why = match reason {
-            crate::ReadOnlyReason::NoHeader => "the file has no valid session header".to_string(),
-            crate::ReadOnlyReason::OldVersion => format!(
-                "version {} files are read-only (pi rewrites them with new random ids when it opens them)",
-                s.index.version()
-            ),
-            crate::ReadOnlyReason::FutureVersion => format!("version {} is newer than this reader; read-only", s.index.version()),
-        };
-        return Err(Error::ReadOnly { path: path.to_path_buf(), message: why });
+    if let Some(message) = read_only_message(&s) {
+        return Err(Error::ReadOnly { path: path.to_path_buf(), message });
     }
     let torn = s.index.has_unterminated_tail() || last_byte_is_not_newline(&real)?;
     if torn {
@@ -153,7 +160,13 @@ fn wait_stable(path: &Path, s: &Session, stable_for: Duration) -> Result<(), Err
 fn target_node(s: &Session, id: &str) -> Result<u32, Error> {
     validate_id(id)?;
     let i = s.node(id)?;
-    if s.tree.path_hits_cycle(i) {
+    // pi follows `parentId` without a guard: a cycle on the path, or an entry naming itself as
+    // its parent (a root in the tree, a loop for pi's path walk), would hang it on resume.
+    let names_itself = |n: u32| {
+        let e = &s.index.entries[n as usize];
+        matches!((&e.parent, &e.id), (crate::Parent::Id(p), Some(me)) if p == me)
+    };
+    if s.tree.path_hits_cycle(i) || s.tree.path_to(i).into_iter().any(names_itself) {
         return Err(Error::InCycle { path: s.index.path.clone(), id: id.to_string() });
     }
     Ok(i)
@@ -175,6 +188,14 @@ fn append_line(real: &Path, line: &str, torn: bool) -> Result<u64, Error> {
         f.write_all(&buf[written..]).map_err(|e| Error::io(real, e))?;
     }
     f.sync_data().map_err(|e| Error::io(real, e))?;
+    // Where our bytes ended: the descriptor's own position (an `O_APPEND` write moves it to the
+    // end of what it wrote). The file's length may already include another writer's next line.
+    #[cfg(unix)]
+    let end = {
+        use std::io::Seek;
+        f.stream_position().map_err(|e| Error::io(real, e))?
+    };
+    #[cfg(not(unix))]
     let end = f.metadata().map_err(|e| Error::io(real, e))?.len();
     Ok(end - line.len() as u64 - 1)
 }
@@ -251,8 +272,8 @@ pub fn fork(path: &Path, target: Option<&str>, opts: &WriteOptions) -> Result<Fo
     }
     let real = confine(path, opts.root.as_deref())?;
     let s = Session::open(&real)?;
-    if let Some(reason) = s.index.read_only() {
-        return Err(Error::ReadOnly { path: path.to_path_buf(), message: format!("cannot fork a read-only session ({reason:?})") });
+    if let Some(why) = read_only_message(&s) {
+        return Err(Error::ReadOnly { path: path.to_path_buf(), message: format!("cannot fork: {why}") });
     }
     let node = match target {
         Some(t) => Some(target_node(&s, t)?),
@@ -287,7 +308,13 @@ pub fn fork(path: &Path, target: Option<&str>, opts: &WriteOptions) -> Result<Fo
         out.push(b'\n');
         on_path.insert(i);
     }
-    // Labels in effect on path entries whose label line is not on the path.
+    // Labels: what the copied label lines leave in effect, replayed in path order.
+    let mut replayed: std::collections::HashMap<&str, Option<&str>> = std::collections::HashMap::new();
+    for &i in &path_nodes {
+        if let crate::Detail::Label { target: Some(t), label } = &s.index.entries[i as usize].detail {
+            replayed.insert(t.as_str(), label.as_deref());
+        }
+    }
     let mut used: std::collections::HashSet<String> = s.index.by_id.keys().map(|k| k.to_string()).collect();
     let mut fresh = || loop {
         let id = uuid::Uuid::new_v4().simple().to_string()[..8].to_string();
@@ -296,23 +323,39 @@ pub fn fork(path: &Path, target: Option<&str>, opts: &WriteOptions) -> Result<Fo
         }
     };
     let mut prev = target.map(str::to_string);
-    for (tid, info) in &s.tree.labels {
-        let Some(ti) = s.index.index_of(tid) else { continue };
-        if !on_path.contains(&ti) || on_path.contains(&info.entry) {
-            continue;
-        }
+    let mut label_line = |out: &mut Vec<u8>, target: &str, text: Option<&str>| {
         let lid = fresh();
-        let line = json!({
-            "type": "label",
-            "id": lid,
-            "parentId": prev,
-            "timestamp": now,
-            "targetId": tid.as_str(),
-            "label": info.text,
-        });
-        out.extend_from_slice(line.to_string().as_bytes());
+        let mut line = serde_json::Map::new();
+        line.insert("type".into(), "label".into());
+        line.insert("id".into(), lid.clone().into());
+        line.insert("parentId".into(), prev.clone().into());
+        line.insert("timestamp".into(), now.clone().into());
+        line.insert("targetId".into(), target.into());
+        if let Some(text) = text {
+            line.insert("label".into(), text.into());
+        }
+        out.extend_from_slice(serde_json::Value::Object(line).to_string().as_bytes());
         out.push(b'\n');
         prev = Some(lid);
+    };
+    // Labels in effect on path entries that the copied lines do not already leave in effect
+    // (set or relabelled by a line off the path).
+    for (tid, info) in &s.tree.labels {
+        let Some(ti) = s.index.index_of(tid) else { continue };
+        if !on_path.contains(&ti) || replayed.get(tid.as_str()) == Some(&Some(info.text.as_str())) {
+            continue;
+        }
+        label_line(&mut out, tid, Some(&info.text));
+    }
+    // Labels a copied line sets that a line off the path cleared: cleared again.
+    let mut cleared = std::collections::HashSet::new();
+    for &i in &path_nodes {
+        if let crate::Detail::Label { target: Some(t), .. } = &s.index.entries[i as usize].detail {
+            let on = s.index.index_of(t).is_some_and(|ti| on_path.contains(&ti));
+            if on && matches!(replayed.get(t.as_str()), Some(Some(_))) && !s.tree.labels.contains_key(t) && cleared.insert(t.clone()) {
+                label_line(&mut out, t, None);
+            }
+        }
     }
     out.extend_from_slice(leaf_line(&fresh(), target, &now).as_bytes());
     out.push(b'\n');
