@@ -164,6 +164,10 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
         }
         Cmd::Fork { file, id, before, sessions } => {
             let opts = write_opts(&sessions, read_only);
+            if read_only {
+                return Err(Error::ReadOnlyMode);
+            }
+            write::validate_id(&id)?;
             let target = if before {
                 let s = Session::open(&file)?;
                 let i = s.node(&id)?;

@@ -53,7 +53,7 @@ pub enum Error {
     TailChanging { path: PathBuf },
     #[error("{}: outside the sessions root {}", path.display(), root.display())]
     OutsideRoot { path: PathBuf, root: PathBuf },
-    #[error("invalid id {0:?}: ids are 1 to 64 characters of letters, digits, '-' and '_'")]
+    #[error("invalid id {0:?}: an id is 1 to 128 characters, without control characters, quotes or backslashes")]
     InvalidId(String),
     #[error("read-only mode: nothing is written")]
     ReadOnlyMode,
