@@ -14,7 +14,9 @@ export interface CwdGroup {
   modified: number;
 }
 
-export function groupSessions(rows: SessionRow[]): CwdGroup[] {
+export type SessionSort = "recent" | "name" | "size";
+
+export function groupSessions(rows: SessionRow[], sort: SessionSort = "recent"): CwdGroup[] {
   const byPath = new Map(rows.map((r) => [r.path, r]));
   const children = new Map<string, SessionRow[]>();
   const tops = new Map<string, SessionRow[]>();
@@ -34,7 +36,13 @@ export function groupSessions(rows: SessionRow[]): CwdGroup[] {
   const created = (r: SessionRow) => (r.created ? Date.parse(r.created) : 0) || 0;
   const groups: CwdGroup[] = [];
   for (const [cwd, list] of tops) {
-    list.sort((a, b) => (b.modified ?? 0) - (a.modified ?? 0));
+    list.sort(
+      sort === "name"
+        ? (a, b) => a.title.localeCompare(b.title)
+        : sort === "size"
+          ? (a, b) => b.entryCount - a.entryCount
+          : (a, b) => (b.modified ?? 0) - (a.modified ?? 0),
+    );
     const items: SessionItem[] = [];
     const seen = new Set<string>();
     const stack: SessionItem[] = list.map((row) => ({ row, depth: 0 })).reverse();
@@ -49,6 +57,7 @@ export function groupSessions(rows: SessionRow[]): CwdGroup[] {
     const modified = Math.max(0, ...items.map((i) => i.row.modified ?? 0));
     groups.push({ cwd, items, count: items.length, modified });
   }
-  groups.sort((a, b) => b.modified - a.modified);
+  if (sort === "name") groups.sort((a, b) => a.cwd.localeCompare(b.cwd));
+  else groups.sort((a, b) => b.modified - a.modified);
   return groups;
 }
