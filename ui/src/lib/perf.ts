@@ -13,9 +13,22 @@ export interface PerfHook {
   frameTimes: number[];
 }
 
+/**
+ * A hook for end-to-end tests (WebDriver cannot scroll a virtualised list to a row it cannot see):
+ *
+ *   window.__piExplorerTest = { reveal(id) }
+ *
+ * reveal(id) selects entry `id` of the open session and scrolls the tree to it, as clicking a
+ * search hit does (opening the folds that hide it). It changes nothing on disk.
+ */
+export interface TestHook {
+  reveal(id: string): Promise<void>;
+}
+
 declare global {
   interface Window {
     __piExplorer?: PerfHook;
+    __piExplorerTest?: TestHook;
   }
 }
 

@@ -9,6 +9,8 @@ import type { TreeRow } from "../../lib/bindings/TreeRow";
 import { pagesFor, type Range } from "../../lib/virtual";
 
 export const PAGE_SIZE = 200;
+/** Pages kept in memory (the farthest from what is on screen go first). */
+export const MAX_PAGES = 80;
 
 export class TreeData {
   meta = $state<TreeMeta | null>(null);
@@ -67,6 +69,7 @@ export class TreeData {
       .then((page) => {
         if (gen !== this.generation) return;
         this.pages.set(p, page.rows);
+        this.evict();
         this.meta = page.meta;
         this.error = null;
         this.version++;
@@ -115,6 +118,13 @@ export class TreeData {
       if (gen !== this.generation) return;
       this.error = e instanceof Error ? e.message : String(e);
     }
+  }
+
+  private evict() {
+    if (this.pages.size <= MAX_PAGES) return;
+    const centre = Math.floor((this.lastRange.start + this.lastRange.end) / 2 / PAGE_SIZE);
+    const far = [...this.pages.keys()].sort((a, b) => Math.abs(b - centre) - Math.abs(a - centre));
+    for (const p of far.slice(0, this.pages.size - MAX_PAGES)) this.pages.delete(p);
   }
 
   /** Forgets everything (another session opened). */

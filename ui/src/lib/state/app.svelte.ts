@@ -107,6 +107,7 @@ export class AppState {
       this.backend.onIndexProgress((p) => {
         this.indexProgress = p;
         if (p.done >= p.total) this.scheduleListRefresh(0);
+        else if (!this.listTimer) this.scheduleListRefresh(1000);
       }),
     );
     try {
