@@ -98,6 +98,10 @@ pub fn run() {
     let root = explorer.root().to_path_buf();
     with_commands(tauri::Builder::default(), explorer)
         .setup(move |app| {
+            let progress = app.handle().clone();
+            app.state::<AppState>().explorer.set_progress_sink(Box::new(move |p| {
+                let _ = progress.emit("index-progress", p);
+            }));
             let handle = app.handle().clone();
             match pi_session::watch::watch_root(&root, Duration::from_millis(60), move |ev| {
                 let _ = handle.emit("root-changed", ev);

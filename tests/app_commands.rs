@@ -35,6 +35,8 @@ struct App {
 }
 
 fn app(root: &Path) -> App {
+    // Keep the listing cache away from the user's cache folder.
+    std::env::set_var("PI_SESSION_CACHE_DIR", std::env::temp_dir().join(format!("pi-explorer-test-cache-{}", std::process::id())));
     let explorer = Arc::new(Explorer::new(root.to_path_buf(), "flag", false));
     // The real context: the capabilities of src-tauri/capabilities decide what IPC may call.
     let app = pi_session_explorer::with_commands(mock_builder(), explorer).build(pi_session_explorer::context()).unwrap();

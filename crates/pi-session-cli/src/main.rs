@@ -5,9 +5,10 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use pi_session::diag::Severity;
-use pi_session::forks::{fork_graph, ForkStatus};
+use pi_session::cache::ListCache;
+use pi_session::forks::{fork_graph_cached, ForkStatus};
 use pi_session::scan::resolve_root;
-use pi_session::summary::{list, SessionSummary};
+use pi_session::summary::{list, list_cached, SessionSummary};
 use pi_session::view::{ContextJson, TreeJson};
 use pi_session::write::{self, Appended, WriteOptions};
 use pi_session::{Error, Leaf, Session};
@@ -190,7 +191,9 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
         }
         Cmd::List { root, json } => {
             let root = resolve_root(root.sessions_dir.as_deref()).path;
-            let l = list(&root);
+            let mut cache = ListCache::load(&root);
+            let l = list_cached(&root, &mut cache);
+            cache.save();
             if json {
                 print_json(&l)?;
             } else {
@@ -229,9 +232,10 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
         }
         Cmd::Forks { root, json } => {
             let root = resolve_root(root.sessions_dir.as_deref()).path;
-            let l = list(&root);
-            let mut cache: std::collections::HashMap<PathBuf, Option<std::sync::Arc<Session>>> = Default::default();
-            let forks = fork_graph(&root, &l.sessions, |p| cache.entry(p.to_path_buf()).or_insert_with(|| Session::open(p).ok().map(std::sync::Arc::new)).clone());
+            let mut cache = ListCache::load(&root);
+            let l = list_cached(&root, &mut cache);
+            let forks = fork_graph_cached(&root, &l.sessions, &mut cache);
+            cache.save();
             if json {
                 #[derive(Serialize)]
                 struct Out<'a> {

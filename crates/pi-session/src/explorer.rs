@@ -14,10 +14,14 @@ use crate::api::*;
 use crate::context::{BodyReader, ContextPlan, ItemKind};
 use crate::diag::Severity;
 use crate::entry::{Detail, Kind, Role};
-use crate::forks::{fork_graph as compute_forks, ForkStatus};
+use crate::cache::{CachedFile, ListCache};
+use crate::forks::{fork_graph_cached, ForkStatus};
+use crate::scan::{scan, Scan};
+use crate::session::FileStamp;
+use crate::summary::index_all;
 use crate::layout::{Fork, Layout};
 use crate::preview::{estimate_tokens, line_value, preview};
-use crate::summary::{list, Listing, SessionSummary};
+use crate::summary::{Listing, SessionSummary};
 use crate::tree::{Leaf, NONE};
 use crate::write::{self, WriteOptions};
 use crate::{Error, Session};
@@ -38,6 +42,30 @@ struct LayoutKey {
     files: Vec<(PathBuf, u64)>,
 }
 
+/// Receives indexing progress (the app forwards it to the UI).
+pub type ProgressSink = Box<dyn Fn(IndexProgress) + Send + Sync>;
+
+/// Files indexed in the request itself; more than this (or bigger) go to the background.
+const SYNC_FILES: usize = 48;
+const SYNC_BYTES: u64 = 48 * 1024 * 1024;
+
+/// The listing as of one scan, with its fork links.
+pub struct Snapshot {
+    pub listing: Listing,
+    pub forks: Vec<crate::forks::ForkInfo>,
+    /// Sessions fully indexed (the rest show header-only summaries until indexing finishes).
+    pub indexed: usize,
+    pub total: usize,
+    at: Instant,
+}
+
+#[derive(Default)]
+struct ListState {
+    cache: Option<ListCache>,
+    last: Option<Arc<Snapshot>>,
+    indexing: bool,
+}
+
 struct Cached {
     session: Arc<RwLock<Session>>,
     /// Last time another process appended to the file (seen by a refresh).
@@ -52,7 +80,8 @@ pub struct Explorer {
     wanted_root: Option<PathBuf>,
     read_only: AtomicBool,
     sessions: Mutex<HashMap<PathBuf, Cached>>,
-    listing: Mutex<Option<Arc<Listing>>>,
+    list_state: Arc<Mutex<ListState>>,
+    progress: Arc<Mutex<Option<ProgressSink>>>,
     /// Byte lengths right after our own appends, so a refresh can tell our lines from others'.
     own_writes: Mutex<HashMap<PathBuf, u64>>,
     layouts: Mutex<Vec<(LayoutKey, Arc<Layout>)>>,
@@ -67,7 +96,8 @@ impl Explorer {
             wanted_root: None,
             read_only: AtomicBool::new(read_only),
             sessions: Mutex::new(HashMap::new()),
-            listing: Mutex::new(None),
+            list_state: Arc::new(Mutex::new(ListState::default())),
+            progress: Arc::new(Mutex::new(None)),
             own_writes: Mutex::new(HashMap::new()),
             layouts: Mutex::new(Vec::new()),
         }
@@ -170,44 +200,135 @@ impl Explorer {
 
     // ------------------------------------------------------------------ list and forks
 
-    /// Lists the root (re-reading files whose size or mtime changed).
-    pub fn listing(&self, fresh: bool) -> Arc<Listing> {
-        if !fresh {
-            if let Some(l) = self.listing.lock().unwrap().clone() {
-                return l;
+    /// Where indexing progress goes.
+    pub fn set_progress_sink(&self, sink: ProgressSink) {
+        *self.progress.lock().unwrap() = Some(sink);
+    }
+
+    /// The listing: unchanged files from the persistent cache, a few changed ones indexed now,
+    /// many (a first start on a big root) in the background with progress reports, showing
+    /// header-only summaries meanwhile.
+    pub fn snapshot(&self) -> Arc<Snapshot> {
+        let Scan { files, findings } = scan(&self.root);
+        let mut st = self.list_state.lock().unwrap();
+        let cache = st.cache.get_or_insert_with(|| ListCache::load(&self.root));
+        let mut misses = Vec::new();
+        let mut stamps = HashMap::new();
+        for f in &files {
+            let Ok(meta) = std::fs::metadata(&f.path) else { continue };
+            let stamp = FileStamp::of(&meta);
+            if cache.hit(&f.path, &stamp).is_none() {
+                misses.push((f.path.clone(), f.size));
+            }
+            stamps.insert(f.path.clone(), stamp);
+        }
+        let before = cache.files.len();
+        cache.files.retain(|p, _| stamps.contains_key(p));
+        let mut dirty = before != cache.files.len();
+        let miss_bytes: u64 = misses.iter().map(|m| m.1).sum();
+        let background = misses.len() > SYNC_FILES || miss_bytes > SYNC_BYTES;
+        let mut quick: HashMap<PathBuf, SessionSummary> = HashMap::new();
+        if background {
+            for (p, size) in &misses {
+                quick.insert(p.clone(), SessionSummary::quick(p, *size));
+            }
+            if !st.indexing {
+                st.indexing = true;
+                self.index_in_background(misses.clone(), stamps.clone());
+            }
+        } else if !misses.is_empty() {
+            for (path, r) in index_all(misses.clone(), |_, _| {}) {
+                if let (Ok(s), Some(stamp)) = (r, stamps.get(&path)) {
+                    cache.files.insert(path, CachedFile { stamp: *stamp, summary: s, fork: None });
+                }
+            }
+            dirty = true;
+        }
+        let cache = st.cache.as_mut().expect("loaded above");
+        let results: Vec<(PathBuf, Result<SessionSummary, Error>)> = files
+            .iter()
+            .map(|f| {
+                let s = match cache.files.get(&f.path) {
+                    Some(c) => c.summary.clone(),
+                    None => quick.remove(&f.path).unwrap_or_else(|| SessionSummary::quick(&f.path, f.size)),
+                };
+                (f.path.clone(), Ok(s))
+            })
+            .collect();
+        let total = results.len();
+        let listing = crate::summary::assemble(&self.root, results, findings);
+        let with_points = cache.files.values().filter(|c| c.fork.is_some()).count();
+        let forks = fork_graph_cached(&self.root, &listing.sessions, cache);
+        if dirty || cache.files.values().filter(|c| c.fork.is_some()).count() != with_points {
+            cache.save();
+        }
+        let indexed = if background { total.saturating_sub(misses.len()) } else { total };
+        let snap = Arc::new(Snapshot { listing, forks, indexed, total, at: Instant::now() });
+        st.last = Some(snap.clone());
+        snap
+    }
+
+    /// The last snapshot if it is recent, else a new one.
+    fn recent_snapshot(&self) -> Arc<Snapshot> {
+        if let Some(s) = self.list_state.lock().unwrap().last.clone() {
+            if s.at.elapsed() < Duration::from_millis(1500) {
+                return s;
             }
         }
-        let l = Arc::new(list(&self.root));
-        *self.listing.lock().unwrap() = Some(l.clone());
-        l
+        self.snapshot()
+    }
+
+    fn index_in_background(&self, misses: Vec<(PathBuf, u64)>, stamps: HashMap<PathBuf, FileStamp>) {
+        let state = self.list_state.clone();
+        let sink = self.progress.clone();
+        let _ = std::thread::Builder::new().name("index".into()).spawn(move || {
+            let last = Mutex::new(Instant::now());
+            let report = |done: usize, total: usize| {
+                let mut l = last.lock().unwrap();
+                if done == total || l.elapsed() > Duration::from_millis(80) {
+                    *l = Instant::now();
+                    if let Some(s) = sink.lock().unwrap().as_ref() {
+                        s(IndexProgress { done: done.saturating_sub(1) as u32, total: total as u32 });
+                    }
+                }
+            };
+            let results = index_all(misses, report);
+            let n = results.len();
+            let mut st = state.lock().unwrap();
+            if let Some(cache) = st.cache.as_mut() {
+                for (path, r) in results {
+                    if let (Ok(s), Some(stamp)) = (r, stamps.get(&path)) {
+                        cache.files.insert(path, CachedFile { stamp: *stamp, summary: s, fork: None });
+                    }
+                }
+                cache.save();
+            }
+            st.indexing = false;
+            st.last = None;
+            drop(st);
+            if let Some(s) = sink.lock().unwrap().as_ref() {
+                s(IndexProgress { done: n as u32, total: n as u32 });
+            }
+        });
     }
 
     pub fn list_sessions(&self) -> SessionList {
-        let l = self.listing(true);
-        let forks = self.forks_of(&l);
-        let sessions: Vec<SessionRow> = l.sessions.iter().zip(forks.iter()).map(|(s, f)| session_row(s, f)).collect();
-        let total = sessions.len() as u32;
+        let snap = self.snapshot();
+        let l = &snap.listing;
+        let sessions: Vec<SessionRow> = l.sessions.iter().zip(snap.forks.iter()).map(|(s, f)| session_row(s, f)).collect();
         SessionList {
             root: self.root.to_string_lossy().into_owned(),
             sessions,
             other: l.other.iter().map(|o| PathNote { path: o.path.to_string_lossy().into_owned(), diagnostic: o.diagnostic.clone() }).collect(),
-            indexed: total,
-            total,
+            indexed: snap.indexed as u32,
+            total: snap.total as u32,
         }
     }
 
-    fn forks_of(&self, l: &Listing) -> Vec<crate::forks::ForkInfo> {
-        compute_forks(&self.root, &l.sessions, |p| {
-            let real = std::fs::canonicalize(p).ok()?;
-            let s = self.session_at(&real).ok()?;
-            let g = s.read().unwrap();
-            Some(Arc::new(g.clone()))
-        })
-    }
-
     pub fn fork_graph(&self) -> ForkGraph {
-        let l = self.listing(false);
-        let forks = self.forks_of(&l);
+        let snap = self.recent_snapshot();
+        let l = &snap.listing;
+        let forks = &snap.forks;
         let nodes = l
             .sessions
             .iter()
@@ -248,8 +369,8 @@ impl Explorer {
         let mut sessions = vec![main];
         let mut points = Vec::new();
         if query.unified {
-            let l = self.listing(false);
-            let forks = self.forks_of(&l);
+            let snap = self.recent_snapshot();
+            let forks = &snap.forks;
             let canon = |p: &Path| std::fs::canonicalize(p).ok();
             let mut frontier = vec![real.clone()];
             let mut seen = std::collections::HashSet::from([real.clone()]);
@@ -486,7 +607,7 @@ impl Explorer {
             }
         };
         let f = write::fork(&real, target.as_deref(), &self.write_opts())?;
-        *self.listing.lock().unwrap() = None;
+        self.list_state.lock().unwrap().last = None;
         Ok(ForkResult { file: f.file.to_string_lossy().into_owned(), leaf_id: f.leaf_id })
     }
 
@@ -527,7 +648,8 @@ impl Explorer {
     /// Message text, labels and session names across all sessions.
     pub fn search(&self, query: &str, limit: usize) -> SearchResult {
         use rayon::prelude::*;
-        let l = self.listing(false);
+        let snap = self.recent_snapshot();
+        let l = &snap.listing;
         let needle = query.to_lowercase();
         if needle.trim().is_empty() {
             return SearchResult { query: query.into(), hits: vec![], truncated: false, files_searched: 0 };

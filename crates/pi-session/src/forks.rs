@@ -56,6 +56,46 @@ pub fn fork_graph(
     sessions: &[SessionSummary],
     mut open: impl FnMut(&Path) -> Option<std::sync::Arc<Session>>,
 ) -> Vec<ForkInfo> {
+    let (mut out, parents) = fork_links(root, sessions);
+    for i in 0..out.len() {
+        let Some(parent_path) = parents[i].clone() else { continue };
+        let (Some(child), Some(parent)) = (open(&sessions[i].path), open(&parent_path)) else { continue };
+        out[i].fork_point_id = fork_point(&child, &parent);
+    }
+    out
+}
+
+/// [`fork_graph`] with fork points kept in the listing cache (valid while both files are
+/// unchanged), so only new or changed forks open their files.
+pub fn fork_graph_cached(root: &Path, sessions: &[SessionSummary], cache: &mut crate::cache::ListCache) -> Vec<ForkInfo> {
+    use crate::cache::CachedFork;
+    use crate::session::FileStamp;
+    let (mut out, parents) = fork_links(root, sessions);
+    let stamp = |p: &Path| std::fs::metadata(p).ok().map(|m| FileStamp::of(&m));
+    for i in 0..out.len() {
+        let Some(parent_path) = parents[i].clone() else { continue };
+        let child_path = &sessions[i].path;
+        let parent_stamp = stamp(&parent_path);
+        let cached = cache.files.get(child_path).and_then(|c| c.fork.as_ref()).filter(|f| f.parent == parent_path && Some(f.parent_stamp) == parent_stamp);
+        let point = match cached {
+            Some(f) => f.fork_point_id.clone(),
+            None => {
+                let (Ok(child), Ok(parent)) = (Session::open(child_path), Session::open(&parent_path)) else { continue };
+                let p = fork_point(&child, &parent);
+                if let (Some(entry), Some(ps)) = (cache.files.get_mut(child_path), parent_stamp) {
+                    entry.fork = Some(CachedFork { parent: parent_path.clone(), parent_stamp: ps, fork_point_id: p.clone() });
+                }
+                p
+            }
+        };
+        out[i].fork_point_id = point;
+    }
+    out
+}
+
+/// Fork edges without fork points: statuses, resolved parent paths, and for each session the
+/// parent file to compare with (when there is one and no cycle).
+fn fork_links(root: &Path, sessions: &[SessionSummary]) -> (Vec<ForkInfo>, Vec<Option<PathBuf>>) {
     let by_path: HashMap<PathBuf, usize> = sessions.iter().enumerate().map(|(i, s)| (canon(&s.path), i)).collect();
     // parent index of each session (None: no parentSession or parent missing)
     let mut parent_ix: Vec<Option<usize>> = vec![None; sessions.len()];
@@ -106,20 +146,19 @@ pub fn fork_graph(
             state[x] = 2;
         }
     }
-    // Fork points.
-    for i in 0..n {
-        if out[i].status == ForkStatus::Cycle {
-            continue;
-        }
-        let parent_path = match (parent_ix[i], &out[i].parent_path) {
-            (Some(j), _) => sessions[j].path.clone(),
-            (None, Some(p)) if p.is_file() => p.clone(),
-            _ => continue,
-        };
-        let (Some(child), Some(parent)) = (open(&sessions[i].path), open(&parent_path)) else { continue };
-        out[i].fork_point_id = fork_point(&child, &parent);
-    }
-    out
+    let parents = (0..n)
+        .map(|i| {
+            if out[i].status == ForkStatus::Cycle {
+                return None;
+            }
+            match (parent_ix[i], &out[i].parent_path) {
+                (Some(j), _) => Some(sessions[j].path.clone()),
+                (None, Some(p)) if p.is_file() => Some(p.clone()),
+                _ => None,
+            }
+        })
+        .collect();
+    (out, parents)
 }
 
 /// The deepest entry on the child's active path whose id is in the parent; failing that, the

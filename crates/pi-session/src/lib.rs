@@ -7,6 +7,7 @@
 //! * [`scan`] — the sessions root, listing, summaries; [`forks`] — the fork graph.
 
 pub mod api;
+pub mod cache;
 pub mod context;
 pub mod diag;
 pub mod entry;

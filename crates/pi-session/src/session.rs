@@ -11,7 +11,7 @@ use std::io::{self, Seek, SeekFrom};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::diag::{DiagKind, Diagnostic};
 use crate::entry::{classify, Detail, Entry, Id, Kind, Parent, Parsed, Role};
@@ -90,7 +90,7 @@ impl Header {
 }
 
 /// Why a session cannot be written to (it is still shown).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ReadOnlyReason {
     NoHeader,
@@ -99,10 +99,10 @@ pub enum ReadOnlyReason {
 }
 
 /// File identity used to notice that a file was replaced rather than appended to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct FileStamp {
     pub len: u64,
-    pub mtime_ns: i128,
+    pub mtime_ns: i64,
     pub ino: u64,
 }
 
@@ -112,7 +112,7 @@ impl FileStamp {
             .modified()
             .ok()
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map(|d| d.as_nanos() as i128)
+            .map(|d| d.as_nanos() as i64)
             .unwrap_or(0);
         #[cfg(unix)]
         let ino = std::os::unix::fs::MetadataExt::ino(meta);

@@ -3,16 +3,18 @@
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::context::BodyReader;
 use crate::diag::{DiagKind, Diagnostic, Severity};
 use crate::entry::{Detail, Role};
+use crate::cache::{CachedFile, ListCache};
 use crate::scan::{scan, Scan};
+use crate::session::FileStamp;
 use crate::{ReadOnlyReason, Session};
 
 /// The list entry of one session file.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionSummary {
     pub path: PathBuf,
@@ -40,6 +42,15 @@ pub struct SessionSummary {
 
 impl SessionSummary {
     pub fn of(s: &Session, size: u64) -> SessionSummary {
+        Self::summarise(s, size, None)
+    }
+
+    /// [`SessionSummary::of`] for a session indexed from `bytes` in memory.
+    pub fn of_bytes(s: &Session, size: u64, bytes: &[u8]) -> SessionSummary {
+        Self::summarise(s, size, Some(bytes))
+    }
+
+    fn summarise(s: &Session, size: u64, bytes: Option<&[u8]>) -> SessionSummary {
         let ix = &s.index;
         let h = ix.header.as_ref();
         let mut message_count = 0;
@@ -67,7 +78,10 @@ impl SessionSummary {
         let header_ts = h.and_then(|h| h.timestamp.as_deref()).and_then(crate::json::parse_iso_ms);
         let mtime = (ix.stamp.mtime_ns > 0).then_some((ix.stamp.mtime_ns / 1_000_000) as f64);
         let first_user_message = first_user.and_then(|i| {
-            let mut r = BodyReader::open(ix).ok()?;
+            let mut r = match bytes {
+                Some(b) => BodyReader::from_memory(ix, b),
+                None => BodyReader::open(ix).ok()?,
+            };
             let text = r.line(i).ok()?;
             Some(crate::view::first_text_of_line(&text, 500))
         });
@@ -91,6 +105,26 @@ impl SessionSummary {
             branch_points: s.tree.children.iter().filter(|c| c.len() > 1).count(),
             read_only: ix.read_only(),
         }
+    }
+
+    /// A header-only summary from the first 64 KB (id, cwd, parent, first user message), for
+    /// listing a file before its full index is built. Counts are zero.
+    pub fn quick(path: &Path, size: u64) -> SessionSummary {
+        use std::io::Read;
+        let mut head = Vec::new();
+        if let Ok(f) = std::fs::File::open(path) {
+            let _ = f.take(64 * 1024).read_to_end(&mut head);
+        }
+        let end = head.iter().rposition(|&b| b == b'\n').map(|p| p + 1).unwrap_or(0);
+        head.truncate(end);
+        let s = Session::from_bytes(path, &head);
+        let mut q = SessionSummary::of_bytes(&s, size, &head);
+        q.entry_count = 0;
+        q.message_count = 0;
+        q.leaf_id = None;
+        q.diagnostics.clear();
+        q.branch_points = 0;
+        q
     }
 
     pub fn has_errors(&self) -> bool {
@@ -121,12 +155,66 @@ pub struct PathFinding {
 
 /// Indexes every session under `root` in parallel (biggest files first) and summarises each.
 pub fn list(root: &Path) -> Listing {
-    let Scan { mut files, findings } = scan(root);
-    files.sort_by_key(|f| std::cmp::Reverse(f.size));
-    let mut results: Vec<(PathBuf, Result<SessionSummary, crate::Error>)> = files
+    let Scan { files, findings } = scan(root);
+    let results = index_all(files.iter().map(|f| (f.path.clone(), f.size)).collect(), |_, _| {});
+    assemble(root, results, findings)
+}
+
+/// Summaries of `files` (path, size), indexed in parallel, biggest first; `progress(done, total)`
+/// is called as files finish. Results come back in the order given.
+pub fn index_all(files: Vec<(PathBuf, u64)>, progress: impl Fn(usize, usize) + Sync) -> Vec<(PathBuf, Result<SessionSummary, crate::Error>)> {
+    let total = files.len();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let mut order: Vec<usize> = (0..total).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(files[i].1));
+    let mut out: Vec<(usize, (PathBuf, Result<SessionSummary, crate::Error>))> = order
         .par_iter()
-        .map(|f| (f.path.clone(), Session::open(&f.path).map(|s| SessionSummary::of(&s, f.size))))
+        .map(|&i| {
+            let (path, size) = &files[i];
+            let r = Session::open(path).map(|s| SessionSummary::of(&s, *size));
+            let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            progress(n, total);
+            (i, (path.clone(), r))
+        })
         .collect();
+    out.sort_by_key(|(i, _)| *i);
+    out.into_iter().map(|(_, r)| r).collect()
+}
+
+/// Lists `root` using the persistent cache: unchanged files come from it, the others are
+/// indexed (in parallel, biggest first) and the cache is updated.
+pub fn list_cached(root: &Path, cache: &mut ListCache) -> Listing {
+    let Scan { files, findings } = scan(root);
+    let mut misses = Vec::new();
+    let mut stamps = std::collections::HashMap::new();
+    for f in &files {
+        let Ok(meta) = std::fs::metadata(&f.path) else { continue };
+        let stamp = FileStamp::of(&meta);
+        stamps.insert(f.path.clone(), stamp);
+        if cache.hit(&f.path, &stamp).is_none() {
+            misses.push((f.path.clone(), f.size));
+        }
+    }
+    for (path, r) in index_all(misses, |_, _| {}) {
+        if let (Ok(s), Some(stamp)) = (r, stamps.get(&path)) {
+            cache.files.insert(path, CachedFile { stamp: *stamp, summary: s, fork: None });
+        }
+    }
+    cache.files.retain(|p, _| stamps.contains_key(p));
+    let results = files
+        .iter()
+        .map(|f| {
+            let r = match cache.files.get(&f.path) {
+                Some(c) => Ok(c.summary.clone()),
+                None => Session::open(&f.path).map(|s| SessionSummary::of(&s, f.size)),
+            };
+            (f.path.clone(), r)
+        })
+        .collect();
+    assemble(root, results, findings)
+}
+
+pub fn assemble(root: &Path, mut results: Vec<(PathBuf, Result<SessionSummary, crate::Error>)>, findings: Vec<(PathBuf, Diagnostic)>) -> Listing {
     results.sort_by(|a, b| a.0.cmp(&b.0));
     let mut sessions = Vec::new();
     let mut other: Vec<PathFinding> = findings.into_iter().map(|(path, diagnostic)| PathFinding { path, diagnostic }).collect();

@@ -1,0 +1,89 @@
+//! The persistent listing cache: one summary per session file, keyed by (path, size, mtime,
+//! inode), so a second start reads almost nothing. It lives outside the sessions root
+//! (`$PI_SESSION_CACHE_DIR`, else the platform cache folder) and is replaced atomically.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::session::FileStamp;
+use crate::summary::SessionSummary;
+
+/// Bumped whenever what a summary holds or how it is computed changes.
+const FORMAT: u32 = 3;
+
+/// The fork point of a fork, valid while both files are unchanged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CachedFork {
+    pub parent: PathBuf,
+    pub parent_stamp: FileStamp,
+    pub fork_point_id: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CachedFile {
+    pub stamp: FileStamp,
+    pub summary: SessionSummary,
+    #[serde(default)]
+    pub fork: Option<CachedFork>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ListCache {
+    format: u32,
+    pub root: PathBuf,
+    pub files: HashMap<PathBuf, CachedFile>,
+}
+
+impl ListCache {
+    pub fn new(root: &Path) -> ListCache {
+        ListCache { format: FORMAT, root: root.to_path_buf(), files: HashMap::new() }
+    }
+
+    /// The cache file for a root.
+    pub fn file_for(root: &Path) -> Option<PathBuf> {
+        let dir = std::env::var_os("PI_SESSION_CACHE_DIR")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| dirs::cache_dir().map(|d| d.join("pi-session-explorer")))?;
+        let canon = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+        // FNV-1a of the root path: a stable file name per root.
+        let mut h: u64 = 0xcbf29ce484222325;
+        for b in canon.to_string_lossy().bytes() {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x100000001b3);
+        }
+        Some(dir.join(format!("list-{h:016x}.json")))
+    }
+
+    /// Loads the cache of `root`; an unreadable, foreign or outdated cache is an empty one.
+    pub fn load(root: &Path) -> ListCache {
+        let fresh = || ListCache::new(root);
+        let Some(file) = Self::file_for(root) else { return fresh() };
+        let Ok(bytes) = std::fs::read(&file) else { return fresh() };
+        match serde_json::from_slice::<ListCache>(&bytes) {
+            Ok(c) if c.format == FORMAT && c.root == root => c,
+            _ => fresh(),
+        }
+    }
+
+    /// Writes the cache (temporary file + rename). Failures are ignored: it is only a cache.
+    pub fn save(&self) {
+        let Some(file) = Self::file_for(&self.root) else { return };
+        let Some(dir) = file.parent() else { return };
+        if std::fs::create_dir_all(dir).is_err() {
+            return;
+        }
+        let Ok(bytes) = serde_json::to_vec(self) else { return };
+        let tmp = dir.join(format!(".{}.tmp-{}", file.file_name().unwrap_or_default().to_string_lossy(), std::process::id()));
+        if std::fs::write(&tmp, bytes).is_ok() && std::fs::rename(&tmp, &file).is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+    }
+
+    /// The cached summary of a file if its stamp is unchanged.
+    pub fn hit(&self, path: &Path, stamp: &FileStamp) -> Option<&CachedFile> {
+        self.files.get(path).filter(|c| c.stamp == *stamp)
+    }
+}
