@@ -109,11 +109,17 @@ impl Session {
         Session { index, tree }
     }
 
-    /// Reads what was appended since the last read and updates the tree.
+    /// Reads what was appended since the last read and updates the tree: new lines are
+    /// linked in place (cost proportional to the append), anything else rebuilds it.
     pub fn refresh(&mut self) -> Result<Refresh, Error> {
+        let before = self.index.entries.len();
+        let dups = self.index.count(DiagKind::DuplicateId);
         let r = self.index.refresh()?;
-        if r != Refresh::Unchanged {
-            self.tree = Tree::build(&self.index);
+        match r {
+            Refresh::Unchanged => {}
+            Refresh::Appended { first_new_entry }
+                if first_new_entry == before && self.index.count(DiagKind::DuplicateId) == dups && self.tree.apply_appended(&self.index, first_new_entry) => {}
+            _ => self.tree = Tree::build(&self.index),
         }
         Ok(r)
     }

@@ -172,6 +172,22 @@ struct ScanState {
     diag_counts: HashMap<DiagKind, usize>,
     blank_lines: u32,
     last_line_terminated: bool,
+    /// A line with content (not blank) was seen: later lines keep their leading spaces.
+    seen_content: bool,
+    /// The latest line with content, when it parses only without its trailing Unicode
+    /// spaces: pi (which trims the whole file) accepts it if no other content follows.
+    tail_candidate: Option<TailCandidate>,
+}
+
+#[derive(Debug, Clone)]
+struct TailCandidate {
+    number: u32,
+    offset: u64,
+    len: u32,
+    /// The line without its trailing spaces.
+    text: String,
+    /// Why the untrimmed line does not parse.
+    error: String,
 }
 
 impl SessionIndex {
@@ -376,10 +392,11 @@ impl SessionIndex {
                 String::from_utf8_lossy(bytes)
             }
         };
-        // JavaScript trims the whole content (so Unicode spaces around the first and last line
-        // go) and skips lines that are blank after trimming.
+        // pi trims the whole content (`content.trim()`: JavaScript's whitespace, Unicode spaces
+        // included), so the start of the first line with content and the end of the last one
+        // lose their spaces; then it skips lines that are blank after trimming.
         let mut text: &str = &text;
-        if self.scan.parsed_values == 0 {
+        if !self.scan.seen_content {
             text = text.trim_start_matches(is_js_space);
         }
         if !line.terminated {
@@ -391,6 +408,30 @@ impl SessionIndex {
             self.push_diag(out, Diagnostic::new(Some(n), DiagKind::BlankLine, "blank line"));
             return;
         }
+        self.scan.seen_content = true;
+        // Content follows the line held back as a possible last line: it was not the last.
+        if let Some(c) = self.scan.tail_candidate.take() {
+            self.push_diag(out, Diagnostic::new(Some(c.number), DiagKind::MalformedLine, format!("not valid JSON ({}); skipped", c.error)));
+        }
+        if let Err(e) = self.take_text(n, line.offset, line.bytes.len() as u32, text, out) {
+            let trimmed = text.trim_end_matches(is_js_space);
+            if line.terminated && trimmed.len() < text.len() && parse_lenient(trimmed).is_ok() {
+                self.scan.tail_candidate = Some(TailCandidate {
+                    number: n,
+                    offset: line.offset,
+                    len: line.bytes.len() as u32,
+                    text: trimmed.to_owned(),
+                    error: e.to_string(),
+                });
+            } else {
+                self.bad_line(out, &line, e);
+            }
+        }
+    }
+
+    /// Parses one line's text (already trimmed as pi would) and indexes it. `Err` when the
+    /// text is not JSON: nothing was recorded then.
+    fn take_text(&mut self, n: u32, offset: u64, len: u32, text: &str, out: &mut Vec<Diagnostic>) -> Result<(), serde_json::Error> {
         let owned;
         let fields = match parse_line(text) {
             Ok(f) => f,
@@ -398,10 +439,10 @@ impl SessionIndex {
                 owned = json::replace_lone_surrogates(text);
                 match parse_line(&owned) {
                     Ok(f) => f,
-                    Err(_) => return self.bad_line(out, &line, e),
+                    Err(_) => return Err(e),
                 }
             }
-            Err(e) => return self.bad_line(out, &line, e),
+            Err(e) => return Err(e),
         };
         if json::has_lone_surrogate(text) {
             self.push_diag(out, Diagnostic::new(Some(n), DiagKind::LoneSurrogate, "a string holds a lone surrogate escape"));
@@ -416,9 +457,9 @@ impl SessionIndex {
                     Diagnostic::new(Some(n), DiagKind::MissingHeader, "the first JSON line is not a session header"),
                 );
             }
-            return;
+            return Ok(());
         }
-        match classify(&fields, n, line.offset, line.bytes.len() as u32) {
+        match classify(&fields, n, offset, len) {
             Parsed::Header(mut h) | Parsed::HeaderV4(mut h) => {
                 h.raw = text.to_owned();
                 if ordinal == 0 {
@@ -481,6 +522,7 @@ impl SessionIndex {
                 self.ordinals.push(ordinal);
             }
         }
+        Ok(())
     }
 
     fn entry_diagnostics(&mut self, e: &Entry, out: &mut Vec<Diagnostic>) {
@@ -511,6 +553,16 @@ impl SessionIndex {
 
     /// File-level findings and the in-memory migration of v1/v2 files.
     fn finish(&mut self) {
+        // Only blank lines followed the held-back line: it is the file's last line with
+        // content, and pi reads it without its trailing spaces. (The read checkpoint was
+        // taken before this, so a refresh that finds more content rolls it back.)
+        if let Some(c) = self.scan.tail_candidate.take() {
+            let mut out = Vec::new();
+            if let Err(e) = self.take_text(c.number, c.offset, c.len, &c.text, &mut out) {
+                out.push(Diagnostic::new(Some(c.number), DiagKind::MalformedLine, format!("not valid JSON ({e}); skipped")));
+            }
+            self.diagnostics.append(&mut out);
+        }
         // Drop file-level findings from an earlier pass (they are recomputed).
         self.diagnostics.retain(|d| d.line.is_some() || !matches!(d.kind, DiagKind::EmptyFile | DiagKind::HeaderOnly | DiagKind::OldVersion | DiagKind::FutureVersion));
         for (kind, count) in &self.scan.diag_counts {
@@ -600,6 +652,11 @@ impl SessionIndex {
         self.read_len > self.committed_len
     }
 
+    /// How many findings of `kind` reading has made (including those beyond the kept cap).
+    pub fn count(&self, kind: DiagKind) -> usize {
+        self.scan.diag_counts.get(&kind).copied().unwrap_or(0)
+    }
+
     pub fn version(&self) -> f64 {
         self.header.as_ref().map(|h| h.effective_version()).unwrap_or(3.0)
     }
@@ -616,6 +673,15 @@ impl SessionIndex {
     pub fn line_bytes(&self, e: &Entry) -> Result<Vec<u8>, Error> {
         let mut f = File::open(&self.path).map_err(|err| Error::io(&self.path, err))?;
         read_at(&mut f, e.offset, e.len as usize).map_err(|err| Error::io(&self.path, err))
+    }
+}
+
+/// `parse_line`, also accepting lone surrogate escapes (as `JSON.parse` does).
+fn parse_lenient(text: &str) -> Result<(), serde_json::Error> {
+    match parse_line(text) {
+        Ok(_) => Ok(()),
+        Err(e) if json::has_lone_surrogate(text) => parse_line(&json::replace_lone_surrogates(text)).map(|_| ()).map_err(|_| e),
+        Err(e) => Err(e),
     }
 }
 

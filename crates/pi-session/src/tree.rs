@@ -52,6 +52,43 @@ pub struct Tree {
     pub diagnostics: Vec<Diagnostic>,
     /// Entries that were part of a parent cycle (pi loops forever on a path through them).
     pub in_cycle: Vec<bool>,
+    /// Ids referred to (parents, targets) but not in the file.
+    unresolved: std::collections::HashSet<Id>,
+}
+
+/// Where an entry goes in the tree.
+enum Link {
+    /// Outside the tree: no id, or shadowed by a later line with the same id.
+    Out,
+    Root,
+    Child(u32),
+}
+
+/// Resolves entry `i`'s parent, recording structural findings.
+fn link(ix: &SessionIndex, i: usize, diags: &mut Vec<Diagnostic>) -> Link {
+    let e = &ix.entries[i];
+    let Some(id) = &e.id else { return Link::Out };
+    if ix.by_id.get(id) != Some(&(i as u32)) {
+        return Link::Out;
+    }
+    match &e.parent {
+        Parent::Null => Link::Root,
+        Parent::Id(p) if p == id => {
+            diags.push(Diagnostic::new(Some(e.line), DiagKind::SelfParent, format!("entry {id} names itself as its parent")));
+            Link::Root
+        }
+        Parent::Id(p) => match ix.by_id.get(p) {
+            Some(&pi) => Link::Child(pi),
+            None => {
+                diags.push(Diagnostic::new(Some(e.line), DiagKind::MissingParent, format!("parent {p} of entry {id} is not in the file; shown as a root")));
+                Link::Root
+            }
+        },
+        Parent::Missing | Parent::Invalid => {
+            diags.push(Diagnostic::new(Some(e.line), DiagKind::MissingParent, format!("entry {id} has no parentId; shown as a root")));
+            Link::Root
+        }
+    }
 }
 
 impl Tree {
@@ -62,32 +99,16 @@ impl Tree {
         let mut in_tree = vec![false; n];
         let mut is_root = vec![false; n];
 
-        for (i, e) in ix.entries.iter().enumerate() {
-            let Some(id) = &e.id else { continue };
-            if ix.by_id.get(id) != Some(&(i as u32)) {
-                continue; // shadowed by a later line with the same id
-            }
-            in_tree[i] = true;
-            match &e.parent {
-                Parent::Null => is_root[i] = true,
-                Parent::Id(p) if p == id => {
+        for i in 0..n {
+            match link(ix, i, &mut diags) {
+                Link::Out => {}
+                Link::Root => {
+                    in_tree[i] = true;
                     is_root[i] = true;
-                    diags.push(Diagnostic::new(Some(e.line), DiagKind::SelfParent, format!("entry {id} names itself as its parent")));
                 }
-                Parent::Id(p) => match ix.by_id.get(p) {
-                    Some(&pi) => parent[i] = pi,
-                    None => {
-                        is_root[i] = true;
-                        diags.push(Diagnostic::new(
-                            Some(e.line),
-                            DiagKind::MissingParent,
-                            format!("parent {p} of entry {id} is not in the file; shown as a root"),
-                        ));
-                    }
-                },
-                Parent::Missing | Parent::Invalid => {
-                    is_root[i] = true;
-                    diags.push(Diagnostic::new(Some(e.line), DiagKind::MissingParent, format!("entry {id} has no parentId; shown as a root")));
+                Link::Child(p) => {
+                    in_tree[i] = true;
+                    parent[i] = p;
                 }
             }
         }
@@ -137,35 +158,133 @@ impl Tree {
             }
         }
 
+        let leaf = leaf_of(ix, &parent, &mut diags);
+        let mut t = Tree {
+            parent,
+            children,
+            roots,
+            in_tree,
+            depth,
+            pre,
+            post,
+            labels: IndexMap::new(),
+            name: None,
+            leaf,
+            diagnostics: diags,
+            in_cycle,
+            unresolved: Default::default(),
+        };
         // Labels and name: replayed over every line in file order, as pi's _buildIndex does.
-        let mut labels: IndexMap<Id, LabelInfo> = IndexMap::new();
-        let mut name = None;
         for (i, e) in ix.entries.iter().enumerate() {
-            match &e.detail {
-                Detail::Label { target: Some(t), label } => match label {
-                    Some(text) => {
-                        labels.insert(t.clone(), LabelInfo { text: text.clone(), line: e.line, entry: i as u32 });
-                    }
-                    None => {
-                        labels.shift_remove(t);
-                    }
-                },
-                Detail::SessionInfo { name: nm } if e.kind == Kind::SessionInfo => name = nm.clone(),
-                _ => {}
+            t.replay_label_and_name(i as u32, e);
+            if let Parent::Id(p) = &e.parent {
+                if !ix.by_id.contains_key(p) {
+                    t.unresolved.insert(p.clone());
+                }
             }
         }
-
-        let leaf = leaf_of(ix, &parent, &mut diags);
-
-        let mut t = Tree { parent, children, roots, in_tree, depth, pre, post, labels, name, leaf, diagnostics: diags, in_cycle };
-        t.reference_diagnostics(ix);
+        t.reference_diagnostics_from(ix, 0);
         t
     }
 
-    /// True when `a` is `b` or an ancestor of `b`.
+    /// True when `a` is `b` or an ancestor of `b`: O(1) by DFS numbers for entries of the last
+    /// full build, else a walk up from `b` (entries appended since).
     pub fn is_ancestor_or_self(&self, a: u32, b: u32) -> bool {
-        let (a, b) = (a as usize, b as usize);
-        self.pre[a] != NONE && self.pre[b] != NONE && self.pre[a] <= self.pre[b] && self.post[b] <= self.post[a]
+        let (ai, bi) = (a as usize, b as usize);
+        if !self.in_tree[ai] || !self.in_tree[bi] {
+            return false;
+        }
+        if self.pre[ai] != NONE && self.pre[bi] != NONE {
+            return self.pre[ai] <= self.pre[bi] && self.post[bi] <= self.post[ai];
+        }
+        let mut cur = b;
+        while cur != NONE && self.depth[cur as usize] > self.depth[ai] {
+            cur = self.parent[cur as usize];
+        }
+        cur == a
+    }
+
+    /// Takes in entries appended to the index since this tree was built (indexes
+    /// `first_new..`). Returns false, changing nothing, when the new lines change the existing
+    /// structure (an id that an earlier line used or waited for); the caller then rebuilds.
+    pub fn apply_appended(&mut self, ix: &SessionIndex, first_new: usize) -> bool {
+        let n = ix.entries.len();
+        if first_new != self.parent.len() || first_new > n {
+            return false;
+        }
+        // A new id that earlier lines referred to (as parent, label target, fromId,
+        // firstKeptEntryId, leaf target), or used, changes their meaning: rebuild. (The caller
+        // checks for ids an earlier line used; here: duplicates among the new lines.)
+        for (k, e) in ix.entries[first_new..].iter().enumerate() {
+            if let Some(id) = &e.id {
+                if self.unresolved.contains(id) || ix.by_id.get(id) != Some(&((first_new + k) as u32)) {
+                    return false;
+                }
+            }
+            // A parent written after its child (within the new lines) needs the full build.
+            if let Some(&p) = e.parent.id().and_then(|p| ix.by_id.get(p)) {
+                if p as usize >= first_new + k {
+                    return false;
+                }
+            }
+        }
+        let mut diags = Vec::new();
+        let mut touched = Vec::new();
+        for i in first_new..n {
+            let link = link(ix, i, &mut diags);
+            self.parent.push(NONE);
+            self.children.push(Vec::new());
+            self.in_tree.push(!matches!(link, Link::Out));
+            self.depth.push(0);
+            self.pre.push(NONE);
+            self.post.push(NONE);
+            self.in_cycle.push(false);
+            match link {
+                Link::Out => {}
+                Link::Root => self.roots.push(i as u32),
+                Link::Child(p) => {
+                    self.parent[i] = p;
+                    self.depth[i] = self.depth[p as usize] + 1;
+                    self.children[p as usize].push(i as u32);
+                    touched.push(p);
+                }
+            }
+            let e = &ix.entries[i];
+            if let Parent::Id(p) = &e.parent {
+                if !ix.by_id.contains_key(p) {
+                    self.unresolved.insert(p.clone());
+                }
+            }
+            self.replay_label_and_name(i as u32, e);
+        }
+        touched.sort_unstable();
+        touched.dedup();
+        for p in touched {
+            // Sorted from file order, exactly as a full build sorts.
+            let c = &mut self.children[p as usize];
+            c.sort_unstable();
+            sort_by_timestamp(c, |k| ix.entries[k as usize].ts);
+        }
+        self.diagnostics.append(&mut diags);
+        self.diagnostics.retain(|d| !(d.kind == DiagKind::DanglingTarget && d.message.ends_with(LEAF_FALLBACK)));
+        self.leaf = leaf_of(ix, &self.parent, &mut self.diagnostics);
+        self.reference_diagnostics_from(ix, first_new);
+        true
+    }
+
+    fn replay_label_and_name(&mut self, i: u32, e: &crate::entry::Entry) {
+        match &e.detail {
+            Detail::Label { target: Some(t), label } => match label {
+                Some(text) => {
+                    self.labels.insert(t.clone(), LabelInfo { text: text.clone(), line: e.line, entry: i });
+                }
+                None => {
+                    self.labels.shift_remove(t);
+                }
+            },
+            Detail::SessionInfo { name } if e.kind == Kind::SessionInfo => self.name = name.clone(),
+            _ => {}
+        }
     }
 
     /// Root-first path to `node` (inclusive).
@@ -207,9 +326,21 @@ impl Tree {
         }
     }
 
-    /// Dangling `firstKeptEntryId`, `targetId`, `fromId`.
-    fn reference_diagnostics(&mut self, ix: &SessionIndex) {
-        for (i, e) in ix.entries.iter().enumerate() {
+    /// Dangling `firstKeptEntryId`, `targetId`, `fromId` of entries `from..`; the missing ids
+    /// are remembered (an append that brings one in needs a rebuild).
+    fn reference_diagnostics_from(&mut self, ix: &SessionIndex, from: usize) {
+        for (i, e) in ix.entries.iter().enumerate().skip(from) {
+            match &e.detail {
+                Detail::Compaction { first_kept: Some(r), .. } | Detail::Label { target: Some(r), .. } | Detail::Leaf { target: Some(r), .. }
+                    if !ix.by_id.contains_key(r) =>
+                {
+                    self.unresolved.insert(r.clone());
+                }
+                Detail::BranchSummary { from_id: Some(r), .. } if !ix.by_id.contains_key(r) => {
+                    self.unresolved.insert(r.clone());
+                }
+                _ => {}
+            }
             if !self.in_tree[i] && !matches!(e.kind, Kind::Label) {
                 continue;
             }
@@ -236,6 +367,8 @@ impl Tree {
     }
 }
 
+const LEAF_FALLBACK: &str = "; the leaf stays at the line's parent";
+
 /// The leaf: decided by the last entry line with an id. A `leaf` line gives its `targetId`
 /// (null = before the first entry); any other line gives itself.
 fn leaf_of(ix: &SessionIndex, parent: &[u32], diags: &mut Vec<Diagnostic>) -> Leaf {
@@ -250,7 +383,7 @@ fn leaf_of(ix: &SessionIndex, parent: &[u32], diags: &mut Vec<Diagnostic>) -> Le
                 Some(t) => format!("leaf target {t} is not in the file"),
                 None => "leaf line without a valid targetId".to_string(),
             };
-            diags.push(Diagnostic::new(Some(e.line), DiagKind::DanglingTarget, format!("{what}; the leaf stays at the line's parent")));
+            diags.push(Diagnostic::new(Some(e.line), DiagKind::DanglingTarget, format!("{what}{LEAF_FALLBACK}")));
             match parent[i] {
                 NONE => Leaf::Null,
                 p => Leaf::Entry(p),
