@@ -62,15 +62,15 @@ export function messagePreview(m: unknown): string {
   const o = obj(m);
   if (!o) return "";
   const role = str(o.role);
-  if (role === "compactionSummary" || role === "branchSummary") return str(o.summary);
+  if (role === "compactionSummary" || role === "branchSummary") return plainMarkdown(str(o.summary));
   if (role === "bashExecution") return `$ ${str(o.command)}`;
   if (role === "toolResult") {
-    const t = blocks(o.content).filter((b) => b.type === "text").map((b) => str(b.text)).join(" ");
-    return `${str(o.toolName)} → ${t}`;
+    // The tool's name is on the badge beside it.
+    return blocks(o.content).filter((b) => b.type === "text").map((b) => str(b.text)).join(" ");
   }
   const bs = blocks(o.content);
   const text = bs.filter((b) => b.type === "text").map((b) => str(b.text)).join(" ");
-  if (text) return text;
+  if (text) return plainMarkdown(text);
   const calls = bs.filter((b) => b.type === "toolCall").map((b) => toolSummary(str(b.name), b.arguments));
   return calls.join(", ");
 }

@@ -273,6 +273,15 @@ const SAYS = [
   "Here is the plan:\n\n1. trim the input\n2. reject empty strings\n3. add tests for both",
 ];
 
+const SNIPPETS = [
+  'import { validateCredentials } from "./validate";\n\nexport async function login(body: LoginBody) {\n  const creds = validateCredentials(body);',
+  'export interface Config {\n  port: number;\n  host: string;\n  watch?: string[];\n}',
+  'use std::collections::HashMap;\n\npub struct Tree {\n    pub children: Vec<Vec<u32>>,\n}',
+  'describe("login", () => {\n  it("rejects an empty password", async () => {\n    expect(await login({ password: "" })).toMatchObject({ status: 400 });',
+  'const buckets = new Map<string, Bucket>();\n\nexport function take(ip: string, now = Date.now()): boolean {',
+  '{\n  "name": "acme-web",\n  "version": "1.4.0",\n  "scripts": { "test": "vitest run" }\n}',
+];
+
 export function pick<T>(r: () => number, xs: readonly T[]): T {
   return xs[Math.floor(r() * xs.length)];
 }
@@ -295,7 +304,7 @@ export function filler(b: Builder, n: number) {
       if (kind < 0.45) {
         const f = pick(b.r, FILES);
         const lines = 20 + Math.floor(b.r() * 300);
-        b.tool("read", { path: f }, `// ${f}\n${Array.from({ length: 6 }, (_, i) => `${i + 1}\tline ${i + 1} of ${lines}`).join("\n")}\n…`);
+        b.tool("read", { path: f }, `${pick(b.r, SNIPPETS)}\n\n[${lines} lines]`);
       } else if (kind < 0.7) {
         const f = pick(b.r, FILES);
         b.tool("edit", { path: f, oldText: "const pw = c.password", newText: "const pw = c.password?.trim()" }, `Edited ${f}: +${1 + Math.floor(b.r() * 9)} −${Math.floor(b.r() * 5)}`);
