@@ -186,8 +186,11 @@ impl<'a> BodyReader<'a> {
             Ok(s) => s,
             Err(err) => String::from_utf8_lossy(err.as_bytes()).into_owned(),
         };
-        if e.offset == 0 && text.starts_with('\u{feff}') {
-            text.drain(..3);
+        // The index read the first and the last line with content without their surrounding
+        // (Unicode) spaces, as pi's `content.trim()` does; a BOM is one of them.
+        let trimmed = text.trim_matches(json::is_js_space);
+        if trimmed.len() != text.len() {
+            text = trimmed.to_owned();
         }
         Ok(text)
     }
