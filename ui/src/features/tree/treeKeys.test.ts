@@ -76,6 +76,13 @@ describe("tree keyboard", () => {
     expect(app.query!.expanded).not.toContain(fold.id);
     expect(app.tree.total).toBe(before);
     expect(app.tree.row(app.selectedRow!)!.type).toBe("fold");
+    // Enter opens it again; Enter on an entry inside closes it.
+    await press(app, "Enter");
+    await press(app, "ArrowDown");
+    await press(app, "ArrowDown");
+    expect(app.query!.expanded).toContain(fold.id);
+    await press(app, "Enter");
+    expect(app.query!.expanded).not.toContain(fold.id);
   });
 
   it("collapses a branch point and jumps between branch points", async () => {

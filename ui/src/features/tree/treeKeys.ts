@@ -104,7 +104,7 @@ export async function runTreeAction(app: AppState, a: TreeAction, page: number):
         await app.toggleCollapse(r.id);
         return;
       }
-      if (a.t === "fold") {
+      {
         // Inside an opened fold: close it again.
         const expanded = app.query?.expanded ?? [];
         for (let i = cur; i >= 0; i--) {
