@@ -360,7 +360,6 @@ export class FakeBackend implements Backend {
 
   private contextPlan(f: FakeFile, leafId: string | null): ContextPlan {
     const path = this.pathOf(f, leafId);
-    const t = this.tree(f);
     let model: ModelRef | null = null;
     let thinking: string | null = null;
     let ci = -1;
@@ -464,7 +463,6 @@ export class FakeBackend implements Backend {
     } else {
       for (const m of messages) tokenEstimate += m.tokens;
     }
-    void t;
     return { leafId, model, thinkingLevel: thinking, messages, hidden, compaction, tokenEstimate };
   }
 

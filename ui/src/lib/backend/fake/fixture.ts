@@ -36,7 +36,6 @@ export function forkLines(src: FakeFile, id: string | null, newId: () => string,
   const node = tree.byId.get(id);
   if (!node) return out;
   const path = pathTo(node);
-  const onPath = new Set(path.map((n) => n.id));
   for (const n of path) out.push(structuredClone(n.raw));
   let last = id;
   for (const n of path) {
@@ -48,7 +47,6 @@ export function forkLines(src: FakeFile, id: string | null, newId: () => string,
     out.push({ type: "label", id: lid, parentId: last, timestamp: iso(now), targetId: n.id, label });
     last = lid;
   }
-  void onPath;
   out.push({ type: "leaf", id: newId(), parentId: id, timestamp: iso(now), targetId: id });
   return out;
 }
@@ -94,8 +92,7 @@ export function buildFixture(opts: FixtureOptions = {}): FakeFile[] {
   b1.user("Migrate the config loader to TOML instead");
   b1.assistant("Adding `@iarna/toml` and rewriting `src/config/loader.ts`.");
   b1.tool("bash", { command: "npm i @iarna/toml" }, "added 1 package in 2s");
-  const tomlEnd = b1.tool("edit", { path: "src/config/loader.ts", oldText: "JSON.parse", newText: "TOML.parse" }, "Edited src/config/loader.ts: +54 −61");
-  void tomlEnd;
+  b1.tool("edit", { path: "src/config/loader.ts", oldText: "JSON.parse", newText: "TOML.parse" }, "Edited src/config/loader.ts: +54 −61");
   // back at the checkpoint with a summary of the abandoned branch
   b1.branchSummary(checkpoint, "TOML attempt abandoned (4 entries): adds a dependency, no gain over JSON; loader rewrite reverted.");
   b1.user("Refactor the config loader to JSON");
