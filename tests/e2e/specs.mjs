@@ -1,9 +1,57 @@
 // The end-to-end scenarios. Each gets a fresh copy of the fixtures and a fresh app.
 
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { appendFileSync, readdirSync, readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { dirname, join } from "node:path";
 
-import { sleep } from "./webdriver.mjs";
+import { repo } from "./harness.mjs";
+import { Keys, sleep } from "./webdriver.mjs";
+
+const cli = process.env.PI_SESSION_BIN ?? join(repo, "target/debug/pi-session");
+const piOracle = join(repo, "tests/pi-oracle/oracle.mjs");
+
+/** The id the inspector shows (its data-id, else the text after "id"). */
+export async function inspectedId(d) {
+	return d.exec("const el = document.querySelector('[data-testid=inspector-id]'); return el ? el.textContent.trim() : null");
+}
+
+/** The tree row currently selected (its data-id). */
+export async function selectedRowId(d) {
+	return d.exec("const el = document.querySelector('[data-testid=tree-row][aria-selected=true], [data-testid=fold-row][aria-selected=true]'); return el ? el.getAttribute('data-id') : null");
+}
+
+/** Waits until `fn` returns a truthy value. */
+export async function until(fn, what, timeout = 8000) {
+	const end = Date.now() + timeout;
+	let last;
+	while (Date.now() < end) {
+		last = await fn();
+		if (last) return last;
+		await sleep(100);
+	}
+	throw new Error(`timed out: ${what} (last: ${JSON.stringify(last)})`);
+}
+
+const sessionFiles = (dir) => readdirSync(dir).filter((f) => f.endsWith(".jsonl") && !f.startsWith("."));
+
+function cliJson(...args) {
+	return JSON.parse(execFileSync(cli, [...args, "--json"], { encoding: "utf8" }));
+}
+
+async function toggleTheme(h, d) {
+	await (await d.find("[data-testid=theme-toggle]")).click();
+	await sleep(300);
+}
+
+/** Presses keys on the focused element. */
+async function press(d, ...keys) {
+	for (const k of keys) {
+		await d.keys(k);
+		await sleep(120);
+	}
+}
 
 const q = (s) => JSON.stringify(s);
 
@@ -92,6 +140,286 @@ export const specs = [
 			const hidden = await d.findAll("[data-testid=hidden-entry]");
 			assert.ok(hidden.length >= 1);
 			await h.shot("context-after-compaction");
+		},
+	},
+
+	// ------------------------------------------------------------------ writes (issue 3)
+	{
+		name: "Fork from here: the new session shows nested under its parent, and the file exists",
+		async run({ h, fx }) {
+			const d = await h.open(["--sessions-dir", fx.root]);
+			const folder = dirname(fx.ids.sessionA);
+			const before = sessionFiles(folder);
+			await openSession(d, fx.ids.sessionA);
+			await selectRow(d, fx.ids.checkpoint);
+			await (await d.find("[data-testid=action-fork]")).click();
+			const created = await until(() => {
+				const now = sessionFiles(folder).filter((f) => !before.includes(f));
+				return now.length === 1 ? join(folder, now[0]) : null;
+			}, "a new session file");
+			const row = await d.waitFor(`[data-testid=session-row][data-path=${q(created)}]`, { what: "the fork in the sidebar" });
+			assert.match(await row.attr("class"), /nested/, "the fork row is nested");
+			// It sits under its parent: the parent's row comes first.
+			const order = await d.exec("return [...document.querySelectorAll('[data-testid=session-row]')].map(e => e.getAttribute('data-path'))");
+			assert.ok(order.indexOf(fx.ids.sessionA) >= 0 && order.indexOf(fx.ids.sessionA) < order.indexOf(created), "nested after its parent");
+			// The fork is a real pi session: header, the path copied, a leaf line for the fork point.
+			const lines = await fileLines(created);
+			const head = JSON.parse(lines[0]);
+			assert.equal(head.parentSession, fx.ids.sessionA);
+			const last = JSON.parse(lines.at(-1));
+			assert.equal(last.type, "leaf");
+			assert.equal(last.targetId, fx.ids.checkpoint);
+			const t = cliJson("tree", created);
+			assert.equal(t.leafId, fx.ids.checkpoint);
+			// The fork point is marked in the parent's tree.
+			await openSession(d, fx.ids.sessionA);
+			await d.waitFor(`[data-testid=tree-row][data-id=${q(fx.ids.checkpoint)}] [data-testid=fork-marker]`, { what: "the fork marker at the fork point" });
+			await h.shot("fork-nested");
+		},
+	},
+	{
+		name: "Label: the label shows on the node and is in the file",
+		async run({ h, fx }) {
+			const d = await h.open(["--sessions-dir", fx.root]);
+			await openSession(d, fx.ids.sessionA);
+			await selectRow(d, fx.ids.firstKept1);
+			await (await d.find("[data-testid=action-label]")).click();
+			const input = await d.waitFor("[data-testid=label-input]");
+			await input.type("review-me");
+			await (await d.find("[data-testid=label-save]")).click();
+			await d.waitForText(`[data-testid=tree-row][data-id=${q(fx.ids.firstKept1)}]`, "review-me");
+			const last = JSON.parse((await fileLines(fx.ids.sessionA)).at(-1));
+			assert.equal(last.type, "label");
+			assert.equal(last.targetId, fx.ids.firstKept1);
+			assert.equal(last.label, "review-me");
+			assert.deepEqual(cliJson("tree", fx.ids.sessionA).labels[fx.ids.firstKept1], "review-me");
+			await h.shot("label");
+		},
+	},
+	{
+		name: "Navigate here: the leaf marker moves and survives a restart",
+		async run({ h, fx }) {
+			let d = await h.open(["--sessions-dir", fx.root]);
+			await openSession(d, fx.ids.sessionA);
+			const target = fx.ids.branch1Leaf;
+			await selectRow(d, target);
+			await (await d.find("[data-testid=action-navigate]")).click();
+			await d.waitFor(`[data-testid=tree-row][data-id=${q(target)}] [data-testid=leaf-pill]`, { what: "the leaf pill on the new leaf" });
+			const pills = await d.findAll("[data-testid=leaf-pill]");
+			assert.equal(pills.length, 1, "one leaf");
+			const last = JSON.parse((await fileLines(fx.ids.sessionA)).at(-1));
+			assert.deepEqual([last.type, last.targetId, last.parentId], ["leaf", target, target]);
+			await h.shot("navigate");
+			await h.close();
+			d = await h.open(["--sessions-dir", fx.root]);
+			await openSession(d, fx.ids.sessionA);
+			await d.waitFor(`[data-testid=tree-row][data-id=${q(target)}] [data-testid=leaf-pill]`, { what: "the leaf after a restart" });
+			await h.shot("navigate-after-restart");
+		},
+	},
+	// ------------------------------------------------------------------ graphs (issue 4)
+	{
+		name: "keyboard-only walk through a branched session: move, jump, fold, filter, find",
+		async run({ h, fx }) {
+			const d = await h.open(["--sessions-dir", fx.root]);
+			await openSession(d, fx.ids.sessionA);
+			await selectRow(d, fx.ids.firstHidden);
+			const at = () => selectedRowId(d);
+			// ↓ moves one row.
+			await press(d, Keys.down);
+			const second = await until(async () => ((await at()) !== fx.ids.firstHidden ? at() : null), "↓ to move");
+			// ] jumps to the next branch point: the hub with three branches.
+			await press(d, "]");
+			await until(async () => (await at()) === fx.ids.branchHub || (await at()) === fx.ids.checkpoint, "] to reach a branch point");
+			if ((await at()) === fx.ids.checkpoint) await press(d, "]");
+			await until(async () => (await at()) === fx.ids.branchHub, "] to reach the hub");
+			// Enter collapses the branch point's subtree; Enter again opens it.
+			const rowsBefore = (await rowIds(d)).length;
+			await press(d, Keys.enter);
+			await until(async () => (await rowIds(d)).length < rowsBefore, "the subtree to fold");
+			await h.shot("keyboard-folded");
+			await press(d, Keys.enter);
+			await until(async () => (await rowIds(d)).length === rowsBefore, "the subtree to unfold");
+			// [ jumps back.
+			await press(d, "[");
+			await until(async () => (await at()) !== fx.ids.branchHub, "[ to jump back");
+			// f cycles the filter: user messages only.
+			await press(d, "f");
+			await until(async () => {
+				const ids = await rowIds(d);
+				return ids.length > 0 && ids.length < rowsBefore && ids.includes(fx.ids.branchUsers[0]);
+			}, "f to filter to user messages");
+			await h.shot("keyboard-user-only");
+			await press(d, "f", "f", "f");
+			await until(async () => (await rowIds(d)).length === rowsBefore, "f to cycle back to the default filter");
+			// / focuses find; typing finds and Enter jumps to the match.
+			await press(d, "/");
+			await d.keys("error pages");
+			await press(d, Keys.enter);
+			await until(async () => (await at()) === fx.ids.branchUsers[1], "find to select the match");
+			await h.shot("keyboard-find");
+			assert.ok(second);
+		},
+	},
+	{
+		name: "the preview at a node behind two compactions shows the later summary first and lists the hidden entries",
+		async run({ h, fx }) {
+			const d = await h.open(["--sessions-dir", fx.root]);
+			await openSession(d, fx.ids.sessionA);
+			await selectRow(d, fx.ids.behindTwo);
+			await (await d.find("[data-testid=inspector-tab-context]")).click();
+			const first = await d.waitFor("[data-testid=context-view] [data-testid=context-message]");
+			assert.equal(await first.attr("data-id"), fx.ids.compaction2, "the later compaction's summary comes first");
+			const messages = await d.findAll("[data-testid=context-view] [data-testid=context-message]");
+			const shown = (await Promise.all(messages.map((m) => m.text()))).join("\n");
+			const view = await (await d.find("[data-testid=context-view]")).text();
+			assert.ok(view.includes("Second summary"), "the later summary is shown");
+			assert.ok(!(await Promise.all(messages.map((m) => m.attr("data-id")))).includes(fx.ids.compaction1), `the earlier compaction is not a context message: ${shown}`);
+			const hidden = await d.findAll("[data-testid=hidden-entry]");
+			const ids = await Promise.all(hidden.map((e) => e.attr("data-id")));
+			assert.ok(ids.includes(fx.ids.firstHidden) && ids.includes(fx.ids.compaction1), `hidden entries listed: ${ids}`);
+			const ctx = cliJson("context", fx.ids.sessionA, "--leaf", fx.ids.behindTwo);
+			assert.equal(hidden.length, Math.min(ctx.hiddenEntryIds.length, hidden.length));
+			assert.ok(ids.every((id) => ctx.hiddenEntryIds.includes(id)), "the same hidden entries as the CLI");
+			await h.shot("context-two-compactions");
+		},
+	},
+	{
+		name: "the fork graph shows the 3-deep fork chain with its fork points",
+		async run({ h, fx }) {
+			const d = await h.open(["--sessions-dir", fx.root]);
+			await (await d.waitFor("[data-testid=tab-forks]")).click();
+			await d.waitFor("[data-testid=fork-graph] [data-testid=fork-node]");
+			const graph = await (await d.find("[data-testid=fork-graph]")).text();
+			for (let k = 0; k < 4; k++) assert.ok(graph.includes(`Fork chain level ${k}`), `level ${k} in the graph`);
+			const forks = cliJson("forks", "--sessions-dir", fx.root).sessions.filter((s) => s.parentSession);
+			assert.equal(forks.length, 3);
+			for (const f of forks) {
+				const edge = await d.waitFor(`[data-testid=fork-edge][data-child=${q(f.path)}]`, { what: `the edge to ${f.path}` });
+				assert.ok((await edge.attr("data-fork-point")) === f.forkPointId, "edge carries the fork point");
+			}
+			await h.shot("fork-graph");
+			// Clicking a node opens that session's tree.
+			const node = await d.find(`[data-testid=fork-node][data-path=${q(fx.ids.forkChain[2])}]`);
+			await node.click();
+			await d.waitFor("[data-testid=tree-row]");
+		},
+	},
+	{
+		name: "a live append by another process shows up",
+		async run({ h, fx }) {
+			const d = await h.open(["--sessions-dir", fx.root]);
+			await openSession(d, fx.ids.sessionA);
+			await sleep(500);
+			const id = "live0001";
+			const t0 = Date.now();
+			appendFileSync(
+				fx.ids.sessionA,
+				JSON.stringify({ type: "message", id, parentId: fx.ids.branch3Leaf, timestamp: new Date().toISOString(), message: { role: "user", content: "Appended while the app was open.", timestamp: Date.now() } }) + "\n",
+			);
+			await d.waitFor(`[data-testid=tree-row][data-id=${q(id)}]`, { what: "the appended entry", timeout: 5000 });
+			console.log(`     live append visible after ${Date.now() - t0} ms (WebDriver polling included)`);
+			await h.shot("live-append");
+		},
+	},
+	{
+		name: "screenshots of every view in both themes",
+		async run({ h, fx }) {
+			const d = await h.open(["--sessions-dir", fx.root]);
+			for (const theme of ["first", "second"]) {
+				await openSession(d, fx.ids.sessionA);
+				await selectRow(d, fx.ids.checkpoint);
+				await (await d.find("[data-testid=inspector-tab-content]")).click();
+				const mode = await d.exec("return document.documentElement.className");
+				await h.shot(`tree-${mode}`);
+				await (await d.find("[data-testid=inspector-tab-context]")).click();
+				await d.waitFor("[data-testid=context-view] [data-testid=context-message]");
+				await h.shot(`context-${mode}`);
+				await (await d.find("[data-testid=tab-forks]")).click();
+				await d.waitFor("[data-testid=fork-node]");
+				await h.shot(`fork-graph-${mode}`);
+				await (await d.find("[data-testid=tab-transcript]")).click();
+				await d.waitFor("[data-testid=transcript-item]");
+				await h.shot(`transcript-${mode}`);
+				await (await d.find("[data-testid=tab-tree]")).click();
+				await openSession(d, fx.ids.long);
+				await h.shot(`long-session-${mode}`);
+				if (theme === "first") await toggleTheme(h, d);
+			}
+		},
+	},
+	// ------------------------------------------------------------------ transcript (issue 7)
+	{
+		name: "transcript: the switcher steps between three branches, appends one leaf line, and pi resumes there",
+		async run({ h, fx }) {
+			const d = await h.open(["--sessions-dir", fx.root]);
+			await openSession(d, fx.ids.sessionA);
+			await (await d.find("[data-testid=tab-transcript]")).click();
+			const [b1, b2, b3] = fx.ids.branchUsers;
+			const item = await d.waitFor(`[data-testid=transcript-item][data-id=${q(b3)}]`, { what: "the third branch's user message" });
+			const pos = await item.find("[data-testid=sibling-pos]");
+			assert.equal((await pos.text()).trim(), "3/3");
+			await h.shot("transcript-3-of-3");
+			const linesBefore = (await fileLines(fx.ids.sessionA)).length;
+			await (await item.find("[data-testid=sibling-prev]")).click();
+			const item2 = await d.waitFor(`[data-testid=transcript-item][data-id=${q(b2)}]`, { what: "the second branch" });
+			assert.equal((await (await item2.find("[data-testid=sibling-pos]")).text()).trim(), "2/3");
+			const view = await (await d.find("[data-testid=transcript-view]")).text();
+			assert.ok(view.includes("Both error pages now use the shared layout."), "the branch's messages are shown");
+			assert.ok(!view.includes("docs/login.md written"), "the other branch is gone");
+			await h.shot("transcript-2-of-3");
+			const lines = await fileLines(fx.ids.sessionA);
+			assert.equal(lines.length, linesBefore + 1, "exactly one line appended");
+			const leaf = JSON.parse(lines.at(-1));
+			assert.deepEqual([leaf.type, leaf.targetId], ["leaf", fx.ids.branch2Leaf]);
+			// The real pi reopens the file on that branch: its context equals ours.
+			const pi = JSON.parse(execFileSync("node", [piOracle, fx.ids.sessionA], { encoding: "utf8" }));
+			const ours = cliJson("context", fx.ids.sessionA);
+			assert.equal(ours.leafId, fx.ids.branch2Leaf);
+			assert.deepEqual(pi.view.context.messages, ours.messages, "pi resumes on the chosen branch");
+			// Both themes.
+			await toggleTheme(h, d);
+			await h.shot("transcript-2-of-3-other-theme");
+			await toggleTheme(h, d);
+			assert.ok(b1);
+		},
+	},
+	// ------------------------------------------------------------------ untrusted content (issue 6)
+	{
+		name: "untrusted session text renders inert: no script runs, no request leaves the app",
+		fixtureOptions: { hostileUrl: `http://127.0.0.1:${process.env.E2E_HOSTILE_PORT ?? 47913}` },
+		async run({ h, fx }) {
+			const requests = [];
+			const server = createServer((req, res) => {
+				requests.push(req.url);
+				res.end("x");
+			});
+			await new Promise((r) => server.listen(Number(process.env.E2E_HOSTILE_PORT ?? 47913), "127.0.0.1", r));
+			try {
+				const d = await h.open(["--sessions-dir", fx.root]);
+				await openSession(d, fx.ids.hostile);
+				for (const id of await rowIds(d)) {
+					await selectRow(d, id);
+					await sleep(300);
+				}
+				await (await d.find("[data-testid=inspector-tab-context]")).click();
+				await sleep(300);
+				await (await d.find("[data-testid=tab-transcript]")).click();
+				await d.waitFor("[data-testid=transcript-item]");
+				await sleep(1500);
+				const text = await (await d.find("body")).text();
+				assert.ok(text.includes("<script>window.__pwned = 1</script>"), "the script tag shows as text");
+				const pwned = await d.exec("return window.__pwned ?? null");
+				assert.equal(pwned, null, "no session script ran");
+				const injected = await d.exec("return document.querySelectorAll('main script, [data-testid=inspector] img, [data-testid=inspector] iframe, [data-testid=transcript-view] img, [data-testid=transcript-view] iframe, [onerror], [onmouseover]').length");
+				assert.equal(injected, 0, "no element was injected");
+				const jsLinks = await d.exec("return [...document.querySelectorAll('a[href]')].filter(a => a.getAttribute('href').trim().toLowerCase().startsWith('javascript:')).length");
+				assert.equal(jsLinks, 0, "no javascript: link");
+				assert.deepEqual(requests, [], "no request left the app");
+				await h.shot("untrusted-inert");
+			} finally {
+				server.close();
+			}
 		},
 	},
 ];

@@ -226,6 +226,10 @@ pub struct TreeRow {
     pub branch_from: Option<u32>,
     /// Lane colour index (stable per branch).
     pub color: u32,
+    /// Sessions forked from this entry (their fork point is here), when there are any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub forks: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

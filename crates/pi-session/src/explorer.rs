@@ -415,7 +415,29 @@ impl Explorer {
         let layout = self.layout(query, &refs, &points);
         let mut page = layout.tree_page(&refs, start as u32, count.min(2000) as u32);
         page.meta.live = self.is_live(&refs[0].index.path);
+        self.mark_fork_points(&refs, &mut page.rows);
         Ok(page)
+    }
+
+    /// Counts, on each row, the sessions forked from that entry (of that row's session file).
+    fn mark_fork_points(&self, sessions: &[&Session], rows: &mut [TreeRow]) {
+        let snap = self.recent_snapshot();
+        let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        let files: Vec<PathBuf> = sessions.iter().map(|s| canon(&s.index.path)).collect();
+        let mut points: HashMap<(usize, &str), u32> = HashMap::new();
+        for f in snap.forks.iter().filter(|f| f.status == ForkStatus::Ok) {
+            let (Some(pp), Some(fp)) = (&f.parent_path, &f.fork_point_id) else { continue };
+            let pp = canon(pp);
+            if let Some(k) = files.iter().position(|x| *x == pp) {
+                *points.entry((k, fp.as_str())).or_insert(0) += 1;
+            }
+        }
+        if points.is_empty() {
+            return;
+        }
+        for r in rows.iter_mut() {
+            r.forks = points.get(&(r.session as usize, r.id.as_str())).copied();
+        }
     }
 
     /// The row of an entry, opening folds or collapsed subtrees that hide it.

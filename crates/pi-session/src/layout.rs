@@ -516,6 +516,7 @@ impl Layout {
             down: false,
             branch_from: None,
             color: 0,
+            forks: None,
         };
         if rec.flags & FOLD != 0 {
             let f = &self.folds[rec.node as usize];

@@ -57,4 +57,8 @@ branchFrom: number | null,
 /**
  * Lane colour index (stable per branch).
  */
-color: number, };
+color: number, 
+/**
+ * Sessions forked from this entry (their fork point is here), when there are any.
+ */
+forks?: number, };
