@@ -59,7 +59,9 @@ export class Harness {
 		const env = { ...process.env, DISPLAY: display, PI_EXPLORER_DATA_DIR: this.dataDir, PI_SESSION_CACHE_DIR: join(this.dataDir, "cache"), WEBKIT_DISABLE_COMPOSITING_MODE: "1" };
 		delete env.PI_CODING_AGENT_SESSION_DIR;
 		delete env.PI_CODING_AGENT_DIR;
-		const driver = spawn("tauri-driver", ["--port", String(this.port)], { env, stdio: ["ignore", "pipe", "pipe"] });
+		// Its own WebKitWebDriver port too, so that several runs can share the machine.
+		const native = await freePort();
+		const driver = spawn("tauri-driver", ["--port", String(this.port), "--native-port", String(native)], { env, stdio: ["ignore", "pipe", "pipe"] });
 		driver.stdout.on("data", () => {});
 		driver.stderr.on("data", (d) => {
 			if (process.env.E2E_VERBOSE) process.stderr.write(d);

@@ -1,0 +1,186 @@
+// Benchmark of the real window, through WebDriver: prints figures, asserts nothing about time.
+//
+//   node tests/e2e/bench.mjs --big FILE --many DIR [--app BIN]
+//
+// --big   a sessions root holding the 200k-entry session (the biggest file is used)
+// --many  a sessions root of about 2,000 sessions with forks
+//
+// Figures: first sessions on screen after start; click to first rows of the big session;
+// frame times while scrolling 1,000 rows (p50/p95/max); transcript open time and blank frames
+// while scrolling it; a live append until visible; the fork graph of the big root usable after
+// start. The app binary: --app, else $PI_EXPLORER_BIN, else target/release, else target/debug.
+
+import { appendFileSync, existsSync, readdirSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
+
+import { Harness, repo } from "./harness.mjs";
+import { sleep } from "./webdriver.mjs";
+
+const arg = (name) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
+const bigRoot = arg("--big");
+const manyRoot = arg("--many");
+const app =
+	arg("--app") ??
+	process.env.PI_EXPLORER_BIN ??
+	[join(repo, "target/release/pi-session-explorer"), join(repo, "target/debug/pi-session-explorer")].find(existsSync);
+if (!bigRoot || !manyRoot) {
+	console.error("usage: node tests/e2e/bench.mjs --big ROOT --many ROOT [--app BIN]");
+	process.exit(2);
+}
+
+function files(root) {
+	const out = [];
+	for (const d of readdirSync(root, { withFileTypes: true })) {
+		const p = join(root, d.name);
+		if (d.isDirectory()) for (const f of readdirSync(p)) f.endsWith(".jsonl") && out.push(join(p, f));
+		else if (d.name.endsWith(".jsonl")) out.push(p);
+	}
+	return out;
+}
+
+const figures = {};
+const show = (k, v, unit = "ms", note = "") => {
+	figures[k] = v;
+	console.log(`  ${k.padEnd(44)} ${typeof v === "number" ? v.toFixed(v < 10 ? 1 : 0) : v} ${unit}${note ? `  (${note})` : ""}`);
+};
+
+const pct = (xs, p) => {
+	const s = [...xs].sort((a, b) => a - b);
+	return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
+};
+
+// In-page helpers: find the scrolling ancestor of an element.
+const SCROLLER = `
+	function scroller(el) {
+		for (let e = el; e; e = e.parentElement) {
+			const s = getComputedStyle(e);
+			if ((s.overflowY === 'auto' || s.overflowY === 'scroll') && e.scrollHeight > e.clientHeight) return e;
+		}
+		return null;
+	}`;
+
+/** Scrolls the list holding `itemCss` by `rows` rows, one step per frame; returns frame deltas and blank frames. */
+async function scrollAndMeasure(d, itemCss, rows, perFrame) {
+	return d.execAsync(
+		`${SCROLLER}
+		const done = arguments[arguments.length - 1];
+		const item = arguments[0], per = arguments[2];
+		const first = document.querySelector(item);
+		const sc = first && scroller(first);
+		if (!sc) return done({ error: 'no scroller' });
+		const rowH = first.getBoundingClientRect().height || 24;
+		const steps = Math.ceil(arguments[1] / per);
+		const frames = [];
+		let blank = 0, k = 0, last = performance.now();
+		const box = sc.getBoundingClientRect();
+		function covered() {
+			let ok = 0;
+			for (const f of [0.15, 0.5, 0.85]) {
+				const el = document.elementFromPoint(box.left + box.width * 0.5, box.top + box.height * f);
+				if (el && el.closest(item)) ok++;
+			}
+			return ok === 3;
+		}
+		function step(t) {
+			frames.push(t - last);
+			last = t;
+			if (!covered()) blank++;
+			if (k++ >= steps) return done({ frames: frames.slice(1), blank, rows: Math.round(k * per) });
+			sc.scrollTop += rowH * per;
+			requestAnimationFrame(step);
+		}
+		requestAnimationFrame(step);`,
+		[itemCss, rows, perFrame],
+	);
+}
+
+const h = new Harness({ app, shots: join(repo, "tests/e2e/screenshots", `bench-${new Date().toISOString().replace(/[:.]/g, "-")}`) });
+await h.start();
+try {
+	console.log(`app: ${app}`);
+	// ---------------------------------------------------------------- the big session
+	const bigFiles = files(bigRoot).map((p) => ({ p, size: statSync(p).size })).sort((a, b) => b.size - a.size);
+	const big = bigFiles[0].p;
+	console.log(`\nbig root: ${bigFiles.length} files; biggest ${(bigFiles[0].size / 1e6).toFixed(0)} MB: ${basename(big)}`);
+	let t0 = Date.now();
+	let d = await h.open(["--sessions-dir", bigRoot]);
+	show("first sessions on screen after start", Date.now() - t0, "ms", "WebDriver session start to the list");
+	const ms = await d.execAsync(
+		`const done = arguments[arguments.length - 1];
+		const want = arguments[1];
+		const row = [...document.querySelectorAll('[data-testid=session-row]')].find((r) => r.getAttribute('data-path') === arguments[0]);
+		const t0 = performance.now();
+		row.click();
+		(function poll() {
+			const status = document.querySelector('[data-testid=statusbar]');
+			const rows = document.querySelectorAll('[data-testid=tree-row]');
+			if (status && status.innerText.includes(want) && rows.length > 0) done(performance.now() - t0);
+			else requestAnimationFrame(poll);
+		})();`,
+		[big, basename(big).slice(0, 20)],
+	);
+	show("click to first rows (200k-entry session)", ms);
+	await sleep(500);
+	await h.shot("bench-big-tree");
+	const tree = await scrollAndMeasure(d, "[data-testid=tree-row]", 1000, 5);
+	if (tree.error) throw new Error(tree.error);
+	show("tree scroll: frames", tree.frames.length, "frames", `${tree.rows} rows`);
+	show("tree scroll: frame p50", pct(tree.frames, 50));
+	show("tree scroll: frame p95", pct(tree.frames, 95));
+	show("tree scroll: share of frames under 50 ms", (100 * tree.frames.filter((f) => f < 50).length) / tree.frames.length, "%");
+	show("tree scroll: blank frames", tree.blank, "frames");
+
+	// Transcript of the long active path.
+	t0 = Date.now();
+	await (await d.find("[data-testid=tab-transcript]")).click();
+	await d.waitFor("[data-testid=transcript-item]", { timeout: 20000 });
+	show("transcript open (long active path)", Date.now() - t0, "ms", "click to first items, WebDriver polling included");
+	const total = await d.exec("return document.querySelector('[data-testid=transcript-view]')?.getAttribute('data-total') ?? ''");
+	if (total) show("transcript length", Number(total), "items");
+	await sleep(500);
+	const tr = await scrollAndMeasure(d, "[data-testid=transcript-item]", 1000, 4);
+	if (tr.error) throw new Error(tr.error);
+	show("transcript scroll: frame p95", pct(tr.frames, 95));
+	show("transcript scroll: blank frames", tr.blank, "frames", `of ${tr.frames.length}`);
+	await h.shot("bench-big-transcript");
+	await h.close();
+
+	// ---------------------------------------------------------------- many sessions
+	const many = files(manyRoot);
+	console.log(`\nmany root: ${many.length} sessions`);
+	t0 = Date.now();
+	d = await h.open(["--sessions-dir", manyRoot]);
+	const listed = Date.now() - t0;
+	await (await d.find("[data-testid=tab-forks]")).click();
+	await d.waitFor("[data-testid=fork-graph] [data-testid=fork-node]", { timeout: 30000 });
+	show("first sessions on screen after start", listed, "ms", `${many.length} sessions`);
+	show("fork graph usable after start", Date.now() - t0, "ms", "start, list, tab click, nodes drawn");
+	await h.shot("bench-many-forks");
+
+	// ---------------------------------------------------------------- a live append
+	await (await d.find("[data-testid=tab-tree]")).click();
+	const small = many.map((p) => ({ p, size: statSync(p).size })).sort((a, b) => a.size - b.size)[Math.floor(many.length / 2)].p;
+	await d.waitFor(`[data-testid=session-row][data-path=${JSON.stringify(small)}]`);
+	await d.exec("[...document.querySelectorAll('[data-testid=session-row]')].find((r) => r.getAttribute('data-path') === arguments[0]).click()", [small]);
+	await d.waitFor("[data-testid=tree-row]");
+	await sleep(800);
+	const leaf = await d.exec("return document.querySelector('[data-testid=leaf-pill]')?.closest('[data-testid=tree-row]')?.getAttribute('data-id') ?? null");
+	const id = `bench${Date.now().toString(16).slice(-3)}`;
+	const watch = d.execAsync(
+		`const done = arguments[arguments.length - 1];
+		const id = arguments[0];
+		(function poll() {
+			if (document.querySelector('[data-testid=tree-row][data-id="' + id + '"]')) done(Date.now());
+			else setTimeout(poll, 5);
+		})();`,
+		[id],
+	);
+	await sleep(200);
+	const appendedAt = Date.now();
+	appendFileSync(small, JSON.stringify({ type: "message", id, parentId: leaf, timestamp: new Date().toISOString(), message: { role: "user", content: "appended by the benchmark", timestamp: Date.now() } }) + "\n");
+	const seenAt = await watch;
+	show("append by another process until visible", seenAt - appendedAt);
+} finally {
+	await h.stop();
+}
+console.log(`\n${JSON.stringify({ window: figures })}`);
