@@ -195,6 +195,7 @@ function rawWalkLoops(tree, leafId) {
 export const DOCUMENTED = [
 	{
 		id: "no-header",
+		exclusive: true, // pi has no entries: no other row can be checked
 		title: "Files without a valid session header",
 		pi: "discards every entry and replaces the file with a fresh header (new session id) on open",
 		ours: "shows the entries as they are, read-only, with a missing-header (or empty-file) diagnostic",
@@ -267,11 +268,13 @@ export const DOCUMENTED = [
 			if (f.tree.leafId === line.id) bad.push("our leaf is the leaf line itself");
 			const key = f.tree.leafId ?? "null";
 			// pi at the leaf line == us at the leaf line; pi at our leaf == our default view.
-			if (!pi.at?.[key]) bad.push(`pi's view at our leaf ${key} is missing`);
+			// (A walk into a parent cycle hangs in pi: the parent-cycle row checks those.)
+			if (!pi.at?.[key] && !pi.timeouts.includes(`at:${key}`)) bad.push(`pi's view at our leaf ${key} is missing`);
 			if (!me.at?.[line.id]) bad.push(`our view at the leaf line ${line.id} is missing`);
+			pi.timeouts = pi.timeouts.flatMap((t) => (t === "view" ? [`at:${line.id}`] : t === `at:${key}` ? [t, "view"] : [t]));
 			// Our navigate lines have parentId = targetId: pi then resumes with the same context.
 			const target = f.rawLine(line.line)?.targetId;
-			if (line.parentId === target && f.tree.leafId === target) {
+			if (line.parentId === target && f.tree.leafId === target && pi.view) {
 				const mine = me.view?.context;
 				if (!same(pi.view?.context, mine)) bad.push(`navigate line: pi's context at the line is not ours at ${target}`);
 			}
@@ -291,8 +294,22 @@ export const DOCUMENTED = [
 			for (const e of f.tree.entries) if (e.id !== null) counts.set(e.id, (counts.get(e.id) ?? 0) + 1);
 			const dups = [...counts].filter(([, n]) => n > 1);
 			const occurrences = (t, id) => (t.roots ?? []).filter((x) => x === id).length + Object.values(t.children ?? {}).flat().filter((x) => x === id).length;
+			// pi lists the node once per line, under that line's parent: a root when the parent is
+			// null, itself or not in the file; nowhere when the parent is a node pi's tree does
+			// not reach (inside a parent cycle).
+			const ids = new Set(f.tree.entries.map((e) => e.id));
+			const shown = new Set([...(pi.roots ?? []), ...Object.values(pi.children ?? {}).flat()]);
+			const hasNameless = f.piEntries.some((v) => v?.id === undefined);
+			const expected = (id) =>
+				f.tree.entries
+					.filter((e) => e.id === id)
+					.filter((e) => {
+						const p = f.rawLine(e.line)?.parentId;
+						if (p === undefined) return hasNameless ? shown.has(UNDEFINED) : true;
+						return p === null || p === id || typeof p !== "string" || !ids.has(p) || shown.has(p);
+					}).length;
 			for (const [id, n] of dups) {
-				if (occurrences(pi, id) !== n) bad.push(`pi lists ${id} ${occurrences(pi, id)} times, not once per line (${n})`);
+				if (occurrences(pi, id) !== expected(id)) bad.push(`pi lists ${id} ${occurrences(pi, id)} times, not once per line under a parent it shows (${expected(id)} of ${n})`);
 				if (occurrences(me, id) !== 1) bad.push(`we list ${id} ${occurrences(me, id)} times`);
 				if (!f.tree.diagnostics.some((d) => d.kind === "duplicate-id" && d.message.includes(id))) bad.push(`no duplicate-id diagnostic for ${id}`);
 			}
@@ -301,40 +318,72 @@ export const DOCUMENTED = [
 		},
 	},
 	{
-		id: "missing-id",
-		title: "Entry lines without an id",
-		pi: "keeps the line: getTree hangs a node keyed undefined under its parent; when it is the last line the leaf is undefined, getBranch() is empty and buildSessionContext() starts from that line",
-		ours: "skips the line with a missing-id diagnostic; the leaf is the last line that has an id",
-		applies: (f) => hasDiag(f.tree, "missing-id") && f.tree.readOnly !== "old-version" && f.tree.readOnly !== "no-header",
+		id: "null-line",
+		exclusive: true, // pi gives no answer at all
+		title: "A line that is just `null`",
+		pi: "throws a TypeError while opening the file (it reads `.type` of every parsed line), so the session cannot be opened; /resume leaves it out",
+		ours: "skips the line with a not-an-object diagnostic and reads the rest",
+		applies: (f) => f.piValues.some((v) => v === null),
 		expect(f, pi, me, bad) {
-			const idless = f.tree.entries.filter((e) => e.id === null);
-			const diags = f.tree.diagnostics.filter((d) => d.kind === "missing-id").length;
-			if (diags !== idless.length) bad.push(`${idless.length} id-less lines but ${diags} missing-id diagnostics`);
+			if (!/Cannot read properties of null/.test(pi.error ?? "")) bad.push(`pi did not throw on the null line: ${short(pi.error ?? "no error")}`);
+			if (!hasDiag(f.tree, "not-an-object")) bad.push("no not-an-object diagnostic");
+			delete pi.error;
+			return "skip"; // pi gave no answer to compare with
+		},
+	},
+	{
+		id: "missing-id",
+		title: "Entry lines without an id (objects without `id`, and JSON values that are not objects)",
+		pi: "keeps the line as a nameless node (key undefined) under its parent, or as a root when it has no parentId; an entry without parentId becomes a child of that nameless node; when such a line is last, the leaf is undefined, getBranch() is empty and buildSessionContext() starts from that line",
+		ours: "skips the line with a missing-id (or not-an-object) diagnostic; an entry without parentId is a root; the leaf is the last line that has an id",
+		applies: (f) => f.tree.readOnly !== "old-version" && f.tree.readOnly !== "no-header" && f.piEntries.some((v) => v?.id === undefined),
+		expect(f, pi, me, bad) {
+			const nameless = f.piEntries.filter((v) => v?.id === undefined);
+			const objects = f.piEntries.filter((v) => v && typeof v === "object" && !Array.isArray(v));
+			const count = (kind) => f.tree.diagnostics.filter((d) => d.kind === kind).length;
+			const idless = objects.filter((v) => typeof v.id !== "string").length;
+			if (count("missing-id") !== idless) bad.push(`${idless} objects without a string id but ${count("missing-id")} missing-id diagnostics`);
+			if (count("not-an-object") !== f.piEntries.length - objects.length) bad.push(`${f.piEntries.length - objects.length} non-object lines but ${count("not-an-object")} not-an-object diagnostics`);
 			const n = (pi.roots ?? []).filter((x) => x === UNDEFINED).length + Object.values(pi.children ?? {}).flat().filter((x) => x === UNDEFINED).length;
-			if (n !== idless.length) bad.push(`pi lists ${n} undefined-id nodes for ${idless.length} id-less lines`);
+			if (n !== nameless.length) bad.push(`pi lists ${n} nameless nodes for ${nameless.length} lines without an id`);
+			// Entries with an id but no parentId key hang under pi's nameless node; ours are roots.
+			const orphans = objects.filter((v) => typeof v.id === "string" && !("parentId" in v)).map((v) => v.id);
+			if (!same([...(pi.children?.[UNDEFINED] ?? [])].sort(), [...new Set(orphans)].sort())) bad.push(`pi's nameless node has children ${short(pi.children?.[UNDEFINED])}, not the entries without parentId ${short(orphans)}`);
+			for (const id of orphans) if (!me.roots.includes(id)) bad.push(`${id} (no parentId) is not one of our roots`);
+			delete pi.children?.[UNDEFINED];
+			me.roots = me.roots.filter((r) => !orphans.includes(r));
 			stripIds(pi, new Set([UNDEFINED]));
-			const last = f.tree.entries.at(-1);
-			if (last.id !== null) return;
+			const own = f.piEntries.at(-1);
+			if (own === undefined || own?.id !== undefined) return;
 			// The last line has no id: pi's leaf is undefined and its context starts at that line.
 			if (pi.leafIdAfterLoad !== UNDEFINED) bad.push(`pi's leaf is ${pi.leafIdAfterLoad}, not undefined`);
 			const mineLast = f.tree.entries.findLast((e) => e.id !== null);
 			if (me.leafId !== (mineLast?.id ?? null)) bad.push(`our leaf ${me.leafId} is not the last line with an id`);
 			pi.leafIdAfterLoad = me.leafId; // checked above
+			const parent = own && typeof own === "object" ? own.parentId : undefined;
+			f.viewChecked = true; // the parent-cycle row leaves this view alone
+			if (pi.timeouts.includes("view")) {
+				// pi's walk from the nameless line runs into a parent cycle.
+				if (!(typeof parent === "string" && rawWalkLoops(f.tree, parent))) bad.push(`pi hung building the context, but the walk from ${parent} does not loop`);
+				pi.view = me.view;
+				return;
+			}
 			if (!pi.view || pi.view.leafId !== UNDEFINED || pi.view.path.length !== 0) bad.push(`pi's view is not leaf undefined / path []: ${short(pi.view)}`);
-			const base = last.parentId === null ? { messages: [], model: null, thinkingLevel: "off" } : me.at?.[last.parentId]?.context;
-			const own = f.lastLine;
-			if (!base || !own) {
-				bad.push("cannot build the expected context (parent view or line missing)");
+			const empty = { messages: [], model: null, thinkingLevel: "off" };
+			const base = parent && f.tree.entries.some((e) => e.id === parent) ? me.at?.[parent]?.context : empty;
+			if (!base) {
+				bad.push(`cannot build the expected context (no view of ours at ${parent})`);
 				return;
 			}
 			const want = structuredClone(base);
-			if (own.type === "message") {
+			if (own?.type === "message") {
 				want.messages.push(own.message);
 				if (own.message?.role === "assistant") want.model = { provider: own.message.provider, modelId: own.message.model };
-			} else if (own.type === "thinking_level_change") want.thinkingLevel = own.thinkingLevel;
-			else if (own.type === "model_change") want.model = { provider: own.provider, modelId: own.modelId };
-			else if (!["label", "session_info", "custom"].includes(own.type)) bad.push(`no expectation for an id-less ${own.type} line`);
-			if (!same(pi.view?.context, want)) bad.push(`pi's context is not ours at ${last.parentId} plus the id-less line: ${short(pi.view?.context)}`);
+			} else if (own?.type === "thinking_level_change") want.thinkingLevel = own.thinkingLevel;
+			else if (own?.type === "model_change") want.model = { provider: own.provider, modelId: own.modelId };
+			else if (own?.type === "custom_message" || own?.type === "branch_summary" || own?.type === "compaction")
+				bad.push(`no expectation for an id-less ${own.type} line`);
+			if (!same(pi.view?.context, want)) bad.push(`pi's context is not ours at ${parent} plus the id-less line: ${short(pi.view?.context)}`);
 			pi.view = me.view; // checked above
 		},
 	},
@@ -351,6 +400,7 @@ export const DOCUMENTED = [
 			const views = [["view", f.viewLeaf], ...Object.keys(me.at ?? {}).map((id) => [`at:${id}`, id])];
 			for (const [step, leaf] of views) {
 				if (leaf === null || leaf === undefined || leaf === "null") continue;
+				if (step === "view" && f.viewChecked) continue;
 				const loops = rawWalkLoops(f.tree, leaf);
 				const timedOut = pi.timeouts.includes(step);
 				if (loops !== timedOut) bad.push(`${step}: pi ${timedOut ? "timed out" : "answered"}, the walk from ${leaf} ${loops ? "loops" : "does not loop"}`);
@@ -370,7 +420,7 @@ export const DOCUMENTED = [
 				const id = stack.pop();
 				if (below.has(id)) continue;
 				below.add(id);
-				stack.push(...(me.children[id] ?? []));
+				stack.push(...(f.tree.children[id] ?? [])); // our tree as read, before other rows strip ids
 			}
 			me.roots = myRoots;
 			me.children = Object.fromEntries(Object.entries(me.children).filter(([k]) => !below.has(k)));
@@ -489,12 +539,16 @@ async function checkFile(oracle, item) {
 			return undefined;
 		}
 	};
-	const f = { tree, viewLeaf: leaf ?? tree.leafId, lastLine: lastParsedLine(raw), rawLine };
-	const rules = DOCUMENTED.filter((r) => r.applies(f));
+	const piValues = parseLikePi(raw);
+	const piEntries = piValues.slice(1).filter((v) => !(v && typeof v === "object" && v.type === "session"));
+	const f = { tree, viewLeaf: leaf ?? tree.leafId, rawLine, piValues, piEntries };
+	const applicable = DOCUMENTED.filter((r) => r.applies(f));
+	const exclusive = applicable.find((r) => r.exclusive);
+	const rules = exclusive ? [exclusive] : applicable;
 
 	// Which nodes to look at besides the leaf.
 	let at = [];
-	if (!rules.some((r) => r.id === "no-header" || r.id === "v1-ids")) {
+	if (!rules.some((r) => r.id === "no-header" || r.id === "v1-ids" || r.id === "null-line")) {
 		at = pickNodes(tree, item.every, f.viewLeaf);
 		if (rules.some((r) => r.id === "parent-cycle")) {
 			// Each loop costs a timeout: keep every node whose walk ends, and one that loops.
@@ -505,8 +559,8 @@ async function checkFile(oracle, item) {
 			const line = tree.entries.findLast((e) => e.id !== null);
 			at.push(line.id, tree.leafId ?? "null");
 		}
-		const last = tree.entries.at(-1);
-		if (last && last.id === null && last.parentId) at.push(last.parentId);
+		const last = f.piEntries.at(-1);
+		if (last && last.id === undefined && typeof last.parentId === "string" && tree.entries.some((e) => e.id === last.parentId)) at.push(last.parentId);
 		at = [...new Set(at)];
 	}
 
@@ -535,7 +589,6 @@ async function checkFile(oracle, item) {
 	const pi = await piJob;
 	// The pinned pi must still give the answers SEMANTICS.md records for the vectors.
 	if (item.vector) out.unexpected.push(...expectationFailures(item.vector, structuredClone(pi)).map((b) => `[pi vs SEMANTICS.md] ${b}`));
-	if (pi.error) out.unexpected.push(`pi threw: ${pi.error}`);
 	if (leaf !== undefined) {
 		const piRefused = typeof pi.leafError === "string" && /not found/.test(pi.leafError);
 		if (piRefused !== leafRefused) out.unexpected.push(`--leaf ${leaf}: pi ${piRefused ? "refused" : "accepted"} it, we ${leafRefused ? "refused" : "accepted"} it`);
@@ -550,6 +603,7 @@ async function checkFile(oracle, item) {
 		else out.documented.push(r.id);
 	}
 	out.contexts = 1 + at.length;
+	if (pi.error) out.unexpected.push(`pi threw: ${pi.error}`);
 	if (skip) return out;
 
 	const facets = [
@@ -627,20 +681,27 @@ async function checkList(oracle, root, dir) {
 		];
 		for (const [k, a, b] of facets) if (!same(a, b)) out.unexpected.push(`${p.path}: list ${k}: pi ${short(a)} | ours ${short(b)}`);
 	}
-	for (const path of byPath.keys()) out.unexpected.push(`${path}: in our list, not in pi's`);
+	for (const path of byPath.keys()) {
+		// pi's list skips a file it fails to read: a `null` line makes it throw (row null-line).
+		if (parseLikePi(readFileSync(join(dir, path), "utf8")).includes(null)) out.documented.push("null-line");
+		else out.unexpected.push(`${path}: in our list, not in pi's`);
+	}
 	return out;
 }
 
-/** The last line that JSON.parse accepts (what pi takes as its last entry). */
-function lastParsedLine(text) {
-	const lines = text.trim().split("\n");
-	for (let i = lines.length - 1; i >= 0; i--) {
-		if (!lines[i].trim()) continue;
+/**
+ * The values pi reads from a file (`content.trim().split("\n")`, blank lines skipped, every
+ * line `JSON.parse`d, failures dropped): used to tell which documented rows apply.
+ */
+function parseLikePi(text) {
+	const values = [];
+	for (const line of text.trim().split("\n")) {
+		if (!line.trim()) continue;
 		try {
-			return JSON.parse(lines[i]);
+			values.push(JSON.parse(line));
 		} catch {}
 	}
-	return null;
+	return values;
 }
 
 // ---------------------------------------------------------------- main

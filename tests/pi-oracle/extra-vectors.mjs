@@ -103,6 +103,29 @@ vec("x11-missing-id-last-thinking", "an id-less thinking_level_change as the las
 	A("2", "1", "b"),
 	{ type: "thinking_level_change", parentId: "2", timestamp: ts(), thinkingLevel: "high" },
 ]);
+tick = 1;
+vec("x28-non-object-lines", "JSON values that are not objects, and an empty object, in the middle of a file", [
+	H(),
+	U("1", null, "a"),
+	"42",
+	"[1, 2]",
+	'"text"',
+	"true",
+	"{}",
+	A("2", "1", "b"),
+]);
+tick = 1;
+vec("x29-non-object-last", "an array as the last line: pi's leaf is undefined and its context empty", [H(), U("1", null, "a"), A("2", "1", "b"), "[]"]);
+tick = 1;
+vec("x30-no-parent-beside-nameless", "an entry without parentId in a file with an id-less line: pi hangs it under the nameless node", [
+	H(),
+	U("1", null, "a"),
+	{ type: "message", timestamp: ts(), parentId: "1", message: { role: "user", content: "no id", timestamp: 1 } },
+	{ type: "message", id: "3", timestamp: ts(), message: { role: "user", content: "no parentId", timestamp: 1 } },
+	A("4", "3", "d"),
+]);
+tick = 1;
+vec("x31-null-line", "a line that is just null: pi cannot open the file", [H(), U("1", null, "a"), "null", A("2", "1", "b")]);
 
 // -- headers pi refuses
 tick = 1;
