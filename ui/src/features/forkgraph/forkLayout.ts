@@ -28,6 +28,9 @@ export interface FGNode {
 
 export interface FGEdge {
   key: string;
+  /** The child session's file. */
+  child: string | null;
+  forkPointId: string | null;
   d: string;
   label: string;
   lx: number;
@@ -173,7 +176,7 @@ function edge(a: FGNode, b: FGNode, child: ForkNode | null, kind: FGEdge["kind"]
   const label = kind === "cycle" ? "cycle" : kind === "ghost" ? "parent missing" : child?.forkPointLine ? `at L${child.forkPointLine}` : child?.forkPointId ? `at ${child.forkPointId.slice(0, 8)}` : "";
   const lx = kind === "cycle" ? Math.max(a.x, b.x) + NODE_W + 28 : x1 + 14;
   const ly = kind === "cycle" ? (a.y + b.y) / 2 + NODE_H / 2 : cy - 5;
-  return { key: `${a.key}->${b.key}:${kind}`, d, label, lx, ly, kind };
+  return { key: `${a.key}->${b.key}:${kind}`, child: b.path, forkPointId: child?.forkPointId ?? null, d, label, lx, ly, kind };
 }
 
 /** Shortens a title to fit a node (SVG text has no ellipsis). */

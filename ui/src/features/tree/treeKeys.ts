@@ -122,8 +122,9 @@ export async function runTreeAction(app: AppState, a: TreeAction, page: number):
       return;
     }
     case "branch": {
+      // The previous / next branch point; past the last one, the start / end of the tree.
       const next = await app.tree.findRow(from, a.dir, isBranchPoint);
-      if (next !== null) await app.selectRow(next);
+      await app.selectRow(next ?? (a.dir < 0 ? 0 : total - 1));
       return;
     }
     case "filter":
