@@ -416,6 +416,24 @@ export const specs = [
 				const jsLinks = await d.exec("return [...document.querySelectorAll('a[href]')].filter(a => a.getAttribute('href').trim().toLowerCase().startsWith('javascript:')).length");
 				assert.equal(jsLinks, 0, "no javascript: link");
 				assert.deepEqual(requests, [], "no request left the app");
+				// The CSP is in force: even code running in the page cannot fetch, load images or run inline script.
+				const probe = await d.execAsync(
+					`const done = arguments[arguments.length - 1];
+					const url = arguments[0];
+					const out = {};
+					const s = document.createElement('script');
+					s.textContent = 'window.__inlineRan = 1';
+					document.body.appendChild(s);
+					out.inline = window.__inlineRan === 1;
+					const img = new Image();
+					img.onload = () => (out.img = 'loaded');
+					img.onerror = () => (out.img = 'blocked');
+					img.src = url + '/probe.png';
+					fetch(url + '/probe').then(() => (out.fetch = 'sent'), () => (out.fetch = 'blocked')).finally(() => setTimeout(() => done(out), 300));`,
+					[`http://127.0.0.1:${process.env.E2E_HOSTILE_PORT ?? 47913}`],
+				);
+				assert.deepEqual(probe, { inline: false, img: "blocked", fetch: "blocked" }, "CSP blocks inline script, images and fetch");
+				assert.deepEqual(requests, [], "still no request");
 				await h.shot("untrusted-inert");
 			} finally {
 				server.close();
