@@ -1,16 +1,18 @@
 // A tiny read-only hook for benchmarks and end-to-end tests:
 //
-//   window.__piExplorer = { ready, lastRowsRenderedAt, frameTimes }
+//   window.__piExplorer = { ready, lastRowsRenderedAt, frameTimes, firstSessionsAt }
 //
 // - ready: true once the first tree rows of a session are on screen;
 // - lastRowsRenderedAt: performance.now() when the tree view last rendered a new window of rows;
-// - frameTimes: requestAnimationFrame deltas (ms) recorded while the tree scrolls (last 1000).
+// - frameTimes: requestAnimationFrame deltas (ms) recorded while the tree scrolls (last 1000);
+// - firstSessionsAt: performance.now() when the session list was first on screen (0 before).
 // Only the tree view writes it; nothing in the app reads it.
 
 export interface PerfHook {
   ready: boolean;
   lastRowsRenderedAt: number;
   frameTimes: number[];
+  firstSessionsAt: number;
 }
 
 /**
@@ -33,8 +35,8 @@ declare global {
 }
 
 export function perfHook(): PerfHook {
-  if (typeof window === "undefined") return { ready: false, lastRowsRenderedAt: 0, frameTimes: [] };
-  if (!window.__piExplorer) window.__piExplorer = { ready: false, lastRowsRenderedAt: 0, frameTimes: [] };
+  if (typeof window === "undefined") return { ready: false, lastRowsRenderedAt: 0, frameTimes: [], firstSessionsAt: 0 };
+  if (!window.__piExplorer) window.__piExplorer = { ready: false, lastRowsRenderedAt: 0, frameTimes: [], firstSessionsAt: 0 };
   return window.__piExplorer;
 }
 
