@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The benchmark at a reduced size, so it cannot rot: a small corpus (50 files) plus a
+# 20,000-entry big file, then pi-bench on it (ours and, when Node is present, the pinned pi).
+# Prints the figures; asserts no timing. Fails only when a command fails.
+#
+#   bench/ci.sh                 # from the repository root
+#   PI_BENCH_NO_PI=1 bench/ci.sh  # without Node / pi
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}"
+
+cargo build --release -p pi-session-cli -p pi-session-bench
+bin="$CARGO_TARGET_DIR/release"
+
+pi_args=()
+if [ -n "${PI_BENCH_NO_PI:-}" ] || ! command -v node >/dev/null 2>&1; then
+	echo "bench/ci.sh: running without pi (PI_BENCH_NO_PI set or no node)"
+	pi_args+=(--no-pi)
+elif [ ! -f tests/pi-oracle/node_modules/@mariozechner/pi-coding-agent/package.json ]; then
+	(cd tests/pi-oracle && npm ci --no-audit --no-fund)
+fi
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+"$bin/pi-corpus" "$work/corpus" --profile small --big-file --big-entries 20000 --seed 1
+"$bin/pi-bench" --corpus "$work/corpus" --pi-session "$bin/pi-session" --pi-side bench/pi-side.mjs \
+	--open-budget 60 --json ${pi_args[@]+"${pi_args[@]}"}
