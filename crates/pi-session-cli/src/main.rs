@@ -261,7 +261,7 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
         }
         Cmd::Check { path, root, json } => {
             let target = path.unwrap_or_else(|| resolve_root(root.sessions_dir.as_deref()).path);
-            let report = check(&target)?;
+            let report = check(&target, &resolve_root(root.sessions_dir.as_deref()).path)?;
             if json {
                 print_json(&report)?;
             } else {
@@ -295,7 +295,7 @@ struct CheckReport {
     warnings: usize,
 }
 
-fn check(target: &Path) -> Result<CheckReport, Error> {
+fn check(target: &Path, root: &Path) -> Result<CheckReport, Error> {
     let meta = std::fs::metadata(target).map_err(|e| Error::io(target, e))?;
     let mut files = Vec::new();
     if meta.is_dir() {
@@ -303,13 +303,22 @@ fn check(target: &Path) -> Result<CheckReport, Error> {
         for s in l.sessions {
             files.push(FileReport { path: s.path, diagnostics: s.diagnostics });
         }
+        let at: std::collections::HashMap<PathBuf, usize> = files.iter().enumerate().map(|(i, f)| (f.path.clone(), i)).collect();
         for o in l.other {
-            files.push(FileReport { path: o.path, diagnostics: vec![o.diagnostic] });
+            // A symlink to a session is both a session and a finding about its path: one report.
+            match at.get(&o.path) {
+                Some(&i) => files[i].diagnostics.insert(0, o.diagnostic),
+                None => files.push(FileReport { path: o.path, diagnostics: vec![o.diagnostic] }),
+            }
         }
         files.sort_by(|a, b| a.path.cmp(&b.path));
     } else {
         let s = Session::open(target)?;
-        files.push(FileReport { path: target.to_path_buf(), diagnostics: s.diagnostics() });
+        let mut diagnostics = s.diagnostics();
+        // parentSession: missing or relative (a cycle needs the other files: check the folder).
+        let summary = SessionSummary::of(&s, meta.len());
+        diagnostics.extend(pi_session::forks::fork_diagnostics(root, std::slice::from_ref(&summary)).into_iter().flatten());
+        files.push(FileReport { path: target.to_path_buf(), diagnostics });
     }
     let count = |sev| files.iter().flat_map(|f| &f.diagnostics).filter(|d| d.severity == sev).count();
     let (errors, warnings) = (count(Severity::Error), count(Severity::Warning));

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::diag::{DiagKind, Diagnostic};
 use crate::summary::SessionSummary;
 use crate::Session;
 
@@ -91,6 +92,33 @@ pub fn fork_graph_cached(root: &Path, sessions: &[SessionSummary], cache: &mut c
         out[i].fork_point_id = point;
     }
     out
+}
+
+/// Per-session findings about `parentSession` (same order as `sessions`): a relative path
+/// (info), a parent file that does not exist (warning), a chain of parents that comes back to
+/// this session (error). Cheap: no session file is opened.
+pub fn fork_diagnostics(root: &Path, sessions: &[SessionSummary]) -> Vec<Vec<Diagnostic>> {
+    if sessions.iter().all(|s| s.parent_session.is_none()) {
+        return vec![Vec::new(); sessions.len()];
+    }
+    let (links, _) = fork_links(root, sessions);
+    links
+        .iter()
+        .map(|f| {
+            let mut d = Vec::new();
+            let Some(ps) = &f.parent_session else { return d };
+            let resolved = f.parent_path.as_deref().map(|p| p.display().to_string()).unwrap_or_default();
+            if Path::new(ps).is_relative() {
+                d.push(Diagnostic::new(None, DiagKind::ParentSessionRelative, format!("parentSession {ps:?} is relative; resolved to {resolved}")));
+            }
+            match f.status {
+                ForkStatus::Ok => {}
+                ForkStatus::ParentMissing => d.push(Diagnostic::new(None, DiagKind::ParentSessionMissing, format!("parentSession {resolved} does not exist"))),
+                ForkStatus::Cycle => d.push(Diagnostic::new(None, DiagKind::ParentSessionCycle, format!("parentSession {resolved} leads back to this session"))),
+            }
+            d
+        })
+        .collect()
 }
 
 /// Fork edges without fork points: statuses, resolved parent paths, and for each session the

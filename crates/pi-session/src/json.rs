@@ -137,8 +137,11 @@ pub fn has_lone_surrogate(text: &str) -> bool {
                 } else if (0xDC00..=0xDFFF).contains(&cp) {
                     return true;
                 }
+                i = at + 6;
+            } else {
+                // Not a `\uXXXX` escape (invalid JSON): the next escape may start within 6 bytes.
+                i = at + 2;
             }
-            i = at + 6;
         } else {
             i = at + 2;
         }
@@ -570,6 +573,16 @@ mod tests {
         assert!(has_lone_surrogate(r#"{"a":"\ud800"}"#));
         assert!(!has_lone_surrogate(r#"{"a":"\ud83d\ude00 \\u0041"}"#));
         assert_eq!(replace_lone_surrogates(r#"{"\ud800":"\ud83d\ude00"}"#), r#"{"\ufffd":"\ud83d\ude00"}"#);
+    }
+
+    #[test]
+    fn lone_surrogate_right_after_a_broken_escape_is_found() {
+        // Found by fuzzing: the scan skipped 6 bytes after `\udf=` and missed `\udf7c`.
+        let text = r#"{"a":"\udf=\udf7c"}"#;
+        assert!(has_lone_surrogate(text));
+        assert_ne!(replace_lone_surrogates(text), text);
+        assert!(has_lone_surrogate(r#""\u12\ud800""#));
+        assert!(!has_lone_surrogate(r#""\u12\u0041""#));
     }
 
     #[test]

@@ -261,6 +261,11 @@ impl SessionIndex {
         f.seek(SeekFrom::Start(self.committed_len)).map_err(|e| Error::io(&self.path, e))?;
         let start = self.committed_len;
         self.read_from(f, start).map_err(|e| Error::io(&self.path, e))?;
+        if self.needs_full_reload() {
+            // A v1/v2 header came with these lines: its migration rewrites the earlier entries too.
+            *self = SessionIndex::load(&self.path)?;
+            return Ok(Refresh::Reloaded);
+        }
         self.stamp = stamp;
         self.stamp.len = self.read_len.max(stamp.len);
         self.finish();
@@ -526,6 +531,10 @@ impl SessionIndex {
     }
 
     fn entry_diagnostics(&mut self, e: &Entry, out: &mut Vec<Diagnostic>) {
+        if self.header.as_ref().is_some_and(|h| h.v4 && h.line < e.line) {
+            // The lines of a version 4 file are not entries of this format (reported once, on the header).
+            return;
+        }
         let v3 = self.header.as_ref().map(|h| h.effective_version() >= 2.0).unwrap_or(true);
         if e.id.is_none() && v3 {
             self.push_diag(out, Diagnostic::new(Some(e.line), DiagKind::MissingId, "entry has no string id; left out of the tree"));
@@ -564,7 +573,7 @@ impl SessionIndex {
             self.diagnostics.append(&mut out);
         }
         // Drop file-level findings from an earlier pass (they are recomputed).
-        self.diagnostics.retain(|d| d.line.is_some() || !matches!(d.kind, DiagKind::EmptyFile | DiagKind::HeaderOnly | DiagKind::OldVersion | DiagKind::FutureVersion));
+        self.diagnostics.retain(|d| d.line.is_some() || !matches!(d.kind, DiagKind::EmptyFile | DiagKind::HeaderOnly | DiagKind::OldVersion | DiagKind::FutureVersion | DiagKind::NotASession));
         for (kind, count) in &self.scan.diag_counts {
             if *count > DIAG_CAP {
                 let extra = *count - DIAG_CAP;
@@ -593,6 +602,10 @@ impl SessionIndex {
             }
         } else if self.read_len > 0 && !self.diagnostics.iter().any(|d| d.kind == DiagKind::MissingHeader) {
             self.diagnostics.push(Diagnostic::new(None, DiagKind::MissingHeader, "no session header"));
+        }
+        // No header and not one line of a pi entry type: some other file that ends in .jsonl.
+        if self.read_len > 0 && self.header.is_none() && self.entries.iter().all(|e| matches!(e.kind, Kind::Other(_))) {
+            self.diagnostics.push(Diagnostic::new(None, DiagKind::NotASession, "no session header and no line of a pi entry type"));
         }
     }
 

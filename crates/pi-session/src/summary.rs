@@ -131,9 +131,10 @@ impl SessionSummary {
         self.diagnostics.iter().any(|d| d.severity == Severity::Error)
     }
 
-    /// True when the file holds no pi session at all (no header anywhere and no entries).
+    /// True when the file holds no pi session at all (no header anywhere and no line of a pi
+    /// entry type).
     pub fn is_session(&self) -> bool {
-        self.id.is_some() || self.entry_count > 0
+        (self.id.is_some() || self.entry_count > 0) && !self.diagnostics.iter().any(|d| d.kind == DiagKind::NotASession && d.line.is_none())
     }
 }
 
@@ -232,6 +233,10 @@ pub fn assemble(root: &Path, mut results: Vec<(PathBuf, Result<SessionSummary, c
             }
             Err(e) => other.push(PathFinding { path, diagnostic: Diagnostic::new(None, DiagKind::Unreadable, e.to_string()) }),
         }
+    }
+    let fork_diags = crate::forks::fork_diagnostics(root, &sessions);
+    for (s, d) in sessions.iter_mut().zip(fork_diags) {
+        s.diagnostics.extend(d);
     }
     Listing { root: root.to_path_buf(), sessions, other }
 }

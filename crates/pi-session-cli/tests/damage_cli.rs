@@ -1,0 +1,186 @@
+//! The real `pi-session` binary on the folder of every kind of damage (docs/damage.md):
+//! `check DIR --json` reports each file with exactly its diagnostic kinds and severities,
+//! within a time limit and a bounded peak memory (measured with `wait4`, printed);
+//! `list --json` shows every good session with its id, leaf and entry count; `check FILE`
+//! on each example alone finds its kinds too.
+
+#![cfg(unix)]
+
+#[path = "../../pi-session/tests/damage/fixture.rs"]
+mod fixture;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::OsStr;
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_pi-session");
+const LIMIT: Duration = Duration::from_secs(120);
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+    /// Peak resident set of the child, in bytes.
+    peak_rss: u64,
+    elapsed: Duration,
+}
+
+/// Runs the binary, killing it after `limit`; reaps it with `wait4` to get its own peak RSS.
+#[allow(clippy::zombie_processes)] // reaped by wait4, not by Child::wait
+fn run(args: &[&OsStr], cache: &Path, limit: Duration) -> Run {
+    let t = Instant::now();
+    let mut child = Command::new(BIN)
+        .args(args)
+        .env("PI_SESSION_CACHE_DIR", cache)
+        .env_remove("PI_CODING_AGENT_SESSION_DIR")
+        .env_remove("PI_CODING_AGENT_DIR")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let out_t = std::thread::spawn(move || {
+        let mut s = String::new();
+        out.read_to_string(&mut s).unwrap();
+        s
+    });
+    let err_t = std::thread::spawn(move || {
+        let mut s = String::new();
+        err.read_to_string(&mut s).unwrap();
+        s
+    });
+    let pid = child.id() as libc::pid_t;
+    let (status, usage) = loop {
+        let mut status = 0;
+        // SAFETY: an all-zero rusage is a valid value; wait4 fills it for our own child.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        assert!(r >= 0, "wait4: {}", std::io::Error::last_os_error());
+        if r == pid {
+            break (status, usage);
+        }
+        if t.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("pi-session {args:?} did not finish within {limit:?} (a hang?)");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let elapsed = t.elapsed();
+    let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { 128 + libc::WTERMSIG(status) };
+    // ru_maxrss is in kilobytes on Linux, in bytes on macOS.
+    let peak_rss = if cfg!(target_os = "macos") { usage.ru_maxrss as u64 } else { usage.ru_maxrss as u64 * 1024 };
+    Run { code, stdout: out_t.join().unwrap(), stderr: err_t.join().unwrap(), peak_rss, elapsed }
+}
+
+fn rel(root: &Path, p: &str) -> String {
+    Path::new(p).strip_prefix(root).map(|r| r.to_string_lossy().into_owned()).unwrap_or_else(|_| p.to_string())
+}
+
+#[test]
+fn check_and_list_on_the_folder_of_all_damage() {
+    let tmp = tempfile::tempdir().unwrap();
+    let f = fixture::build(tmp.path(), &fixture::committed_dir(env!("CARGO_MANIFEST_DIR"), true));
+    for s in &f.skipped {
+        eprintln!("damage: not set up here: {s}");
+    }
+    let cache = tmp.path().join("cache");
+    std::fs::create_dir_all(&cache).unwrap();
+
+    // check DIR --json
+    let r = run(&[OsStr::new("check"), f.root.as_os_str(), OsStr::new("--json")], &cache, LIMIT);
+    assert_eq!(r.code, 1, "check exits 1 when any finding is an error; stderr: {}", r.stderr);
+    let report: Value = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.stdout));
+    let mut got: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let (mut errors, mut warnings) = (0, 0);
+    for file in report["files"].as_array().unwrap() {
+        let path = rel(&f.root, file["path"].as_str().unwrap());
+        let kinds = got.entry(path.clone()).or_default();
+        for d in file["diagnostics"].as_array().unwrap() {
+            let kind = d["kind"].as_str().unwrap();
+            let sev = d["severity"].as_str().unwrap();
+            assert_eq!(sev, fixture::severity_of(kind), "{path}: {d}");
+            assert!(d["message"].as_str().is_some_and(|m| !m.is_empty()), "{path}: {d}");
+            assert!(d["line"].is_null() || d["line"].as_u64().is_some_and(|l| l >= 1), "{path}: {d}");
+            errors += (sev == "error") as u64;
+            warnings += (sev == "warning") as u64;
+            kinds.insert(kind.to_string());
+        }
+    }
+    assert_eq!(report["errors"].as_u64(), Some(errors));
+    assert_eq!(report["warnings"].as_u64(), Some(warnings));
+    let mut wrong = Vec::new();
+    for (path, expected) in &f.cases {
+        let expected: BTreeSet<String> = expected.iter().map(|s| s.to_string()).collect();
+        match got.get(path) {
+            Some(k) if *k == expected => {}
+            other => wrong.push(format!("{path}: expected {expected:?}, got {other:?}")),
+        }
+    }
+    for path in got.keys() {
+        if !f.cases.iter().any(|(p, _)| p == path) {
+            wrong.push(format!("{path}: reported but not expected"));
+        }
+    }
+    assert!(wrong.is_empty(), "\n{}", wrong.join("\n"));
+
+    let bound = 3 * f.largest_file + 64 * 1024 * 1024;
+    let mb = |b: u64| b as f64 / (1024.0 * 1024.0);
+    eprintln!(
+        "damage: pi-session check on {} paths ({} errors, {} warnings): {:.2} s, peak RSS {:.1} MiB (largest file {:.1} MiB, bound {:.1} MiB)",
+        f.cases.len(),
+        errors,
+        warnings,
+        r.elapsed.as_secs_f64(),
+        mb(r.peak_rss),
+        mb(f.largest_file),
+        mb(bound)
+    );
+    assert!(r.peak_rss > 0 && r.peak_rss < bound, "peak RSS {} bytes is over the bound {bound}", r.peak_rss);
+
+    // list --json: every good session with its id, leaf and entry count.
+    let l = run(&[OsStr::new("list"), OsStr::new("--sessions-dir"), f.root.as_os_str(), OsStr::new("--json")], &cache, LIMIT);
+    assert_eq!(l.code, 0, "{}", l.stderr);
+    let listing: Value = serde_json::from_str(&l.stdout).unwrap();
+    let sessions = listing["sessions"].as_array().unwrap();
+    for g in fixture::GOOD {
+        let s = sessions.iter().find(|s| rel(&f.root, s["path"].as_str().unwrap()) == g.rel).unwrap_or_else(|| panic!("{} not listed", g.rel));
+        assert_eq!(s["id"].as_str(), Some(g.id), "{}", g.rel);
+        assert_eq!(s["leafId"].as_str(), Some(g.leaf), "{}", g.rel);
+        assert_eq!(s["entryCount"].as_u64(), Some(g.entries as u64), "{}", g.rel);
+    }
+    let listed: BTreeSet<String> = sessions
+        .iter()
+        .chain(listing["other"].as_array().unwrap())
+        .map(|s| rel(&f.root, s["path"].as_str().unwrap()))
+        .collect();
+    for p in fixture::IGNORED {
+        assert!(!listed.contains(*p), "{p} must not be listed");
+    }
+    eprintln!("damage: pi-session list: {} sessions, {} other paths, {:.2} s, peak RSS {:.1} MiB", sessions.len(), listing["other"].as_array().unwrap().len(), l.elapsed.as_secs_f64(), mb(l.peak_rss));
+    assert!(l.peak_rss < bound, "list: peak RSS {} bytes is over the bound {bound}", l.peak_rss);
+
+    // check FILE on each regular example alone: its kinds are there (a parentSession cycle
+    // needs the folder; a file's own cycle is found alone only when it names itself).
+    for (path, expected) in &f.cases {
+        let p = f.root.join(path);
+        if !std::fs::symlink_metadata(&p).map(|m| m.is_file()).unwrap_or(false) {
+            continue;
+        }
+        let r = run(&[OsStr::new("check"), p.as_os_str(), OsStr::new("--sessions-dir"), f.root.as_os_str(), OsStr::new("--json")], &cache, LIMIT);
+        let v: Value = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{path}: {e}: {} {}", r.stdout, r.stderr));
+        let kinds: BTreeSet<&str> = v["files"][0]["diagnostics"].as_array().unwrap().iter().map(|d| d["kind"].as_str().unwrap()).collect();
+        for k in expected.iter().filter(|k| **k != "parent-session-cycle") {
+            assert!(kinds.contains(k), "check {path}: expected {k}, got {kinds:?}");
+        }
+        let has_error = v["errors"].as_u64().unwrap() > 0;
+        assert_eq!(r.code, has_error as i32, "check {path}: exit status {} with {} errors", r.code, v["errors"]);
+    }
+}

@@ -1,0 +1,260 @@
+//! Every kind of damage of docs/damage.md, read by the core: each example gives exactly its
+//! diagnostic kinds; one folder holding all of them (and five good sessions) is listed
+//! within a time limit, every good session with its id, leaf and entry count; structure
+//! damage never makes a walk loop; the catalogue, the table of severities and the docs agree.
+
+#[path = "damage/fixture.rs"]
+mod fixture;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use pi_session::context::{message_for_item, BodyReader};
+use pi_session::summary::{list, Listing};
+use pi_session::{DiagKind, Leaf, Session};
+
+const LIMIT: Duration = Duration::from_secs(120);
+
+/// Runs `f` on its own thread; fails the test if it has not finished within `limit`.
+fn within<T: Send + 'static>(limit: Duration, what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    match rx.recv_timeout(limit) {
+        Ok(v) => v,
+        Err(_) => panic!("{what} did not finish within {limit:?} (a hang?)"),
+    }
+}
+
+fn folder() -> (tempfile::TempDir, fixture::Folder) {
+    let tmp = tempfile::tempdir().unwrap();
+    let f = fixture::build(tmp.path(), &fixture::committed_dir(env!("CARGO_MANIFEST_DIR"), false));
+    for s in &f.skipped {
+        eprintln!("damage: not set up here: {s}");
+    }
+    (tmp, f)
+}
+
+fn rel(root: &Path, p: &Path) -> String {
+    p.strip_prefix(root).unwrap_or(p).to_string_lossy().into_owned()
+}
+
+/// Kinds per path of a listing: sessions and findings about other paths, merged.
+fn kinds(root: &Path, l: &Listing) -> BTreeMap<String, BTreeSet<&'static str>> {
+    let mut m: BTreeMap<String, BTreeSet<&'static str>> = BTreeMap::new();
+    for s in &l.sessions {
+        m.entry(rel(root, &s.path)).or_default().extend(s.diagnostics.iter().map(|d| d.kind.as_str()));
+    }
+    for o in &l.other {
+        m.entry(rel(root, &o.path)).or_default().insert(o.diagnostic.kind.as_str());
+    }
+    m
+}
+
+#[test]
+fn the_folder_of_all_damage_lists_every_file_with_its_diagnostics() {
+    let (_tmp, f) = folder();
+    let root = f.root.clone();
+    let t = Instant::now();
+    let listing = within(LIMIT, "listing the damage folder", move || list(&root));
+    eprintln!("damage: listed {} sessions and {} other paths in {:?}", listing.sessions.len(), listing.other.len(), t.elapsed());
+    let got = kinds(&f.root, &listing);
+    let mut wrong = Vec::new();
+    for (path, expected) in &f.cases {
+        let expected: BTreeSet<&str> = expected.iter().copied().collect();
+        match got.get(path) {
+            Some(k) if *k == expected => {}
+            other => wrong.push(format!("{path}: expected {expected:?}, got {other:?}")),
+        }
+    }
+    for path in got.keys() {
+        if !f.cases.iter().any(|(p, _)| p == path) {
+            wrong.push(format!("{path}: listed but not expected"));
+        }
+    }
+    assert!(wrong.is_empty(), "\n{}", wrong.join("\n"));
+    for p in fixture::IGNORED {
+        assert!(!got.contains_key(*p), "{p} must not be listed");
+    }
+    // Severities are the catalogue's.
+    for s in &listing.sessions {
+        for d in &s.diagnostics {
+            assert_eq!(format!("{:?}", d.severity).to_lowercase(), fixture::severity_of(d.kind.as_str()), "{d:?}");
+        }
+    }
+}
+
+#[test]
+fn good_sessions_are_listed_correctly_beside_the_damage() {
+    let (_tmp, f) = folder();
+    let root = f.root.clone();
+    let listing = within(LIMIT, "listing the damage folder", move || list(&root));
+    for g in fixture::GOOD {
+        let s = listing.sessions.iter().find(|s| rel(&f.root, &s.path) == g.rel).unwrap_or_else(|| panic!("{} not listed", g.rel));
+        assert_eq!(s.id.as_deref(), Some(g.id), "{}", g.rel);
+        assert_eq!(s.leaf_id.as_deref(), Some(g.leaf), "{}", g.rel);
+        assert_eq!(s.entry_count, g.entries, "{}", g.rel);
+        assert!(s.read_only.is_none(), "{}: {:?}", g.rel, s.read_only);
+        let serious: Vec<_> = s.diagnostics.iter().filter(|d| d.kind != DiagKind::HugeLine).collect();
+        assert!(serious.is_empty(), "{}: {serious:?}", g.rel);
+    }
+    // The symlink reads as its target.
+    let link = listing.sessions.iter().find(|s| rel(&f.root, &s.path) == "link-to-good.jsonl");
+    if let Some(link) = link {
+        assert_eq!(link.id.as_deref(), Some(fixture::GOOD[0].id));
+        assert_eq!(link.entry_count, fixture::GOOD[0].entries);
+    }
+}
+
+/// Each example read alone (`Session::open`, and the same bytes through `from_bytes`): its
+/// kinds are there (parentSession findings need the folder), the tree and the context of
+/// every node are built without a loop, and every context message reads.
+#[test]
+fn each_example_alone_reads_and_walks_without_looping() {
+    let (_tmp, f) = folder();
+    let cases = f.cases.clone();
+    let root = f.root.clone();
+    within(LIMIT, "reading each example", move || {
+        for (path, expected) in &cases {
+            let p = root.join(path);
+            if !std::fs::symlink_metadata(&p).map(|m| m.is_file()).unwrap_or(false) {
+                continue;
+            }
+            let s = Session::open(&p).unwrap_or_else(|e| panic!("{path}: {e}"));
+            let got: BTreeSet<&str> = s.diagnostics().iter().map(|d| d.kind.as_str()).collect();
+            for k in expected.iter().filter(|k| !k.starts_with("parent-session")) {
+                assert!(got.contains(k), "{path}: expected {k}, got {got:?}");
+            }
+            let bytes = std::fs::read(&p).unwrap();
+            let m = Session::from_bytes(&p, &bytes);
+            assert_eq!(m.diagnostics(), s.diagnostics(), "{path}: from_bytes differs from load");
+            walk_everything(&s, &bytes, path);
+        }
+    });
+}
+
+fn walk_everything(s: &Session, bytes: &[u8], path: &str) {
+    let n = s.index.entries.len();
+    for i in 0..n {
+        if !s.tree.in_tree[i] {
+            continue;
+        }
+        // The parent chain ends at a root within n steps.
+        let mut cur = i as u32;
+        let mut steps = 0;
+        while s.tree.parent[cur as usize] != pi_session::tree::NONE {
+            cur = s.tree.parent[cur as usize];
+            steps += 1;
+            assert!(steps <= n, "{path}: parent chain of entry {i} does not end");
+        }
+        let plan = s.context(Leaf::Entry(i as u32));
+        let mut r = BodyReader::from_memory(&s.index, bytes);
+        for it in &plan.items {
+            message_for_item(&s.index, &mut r, *it).unwrap_or_else(|e| panic!("{path}: entry {i}: {e}"));
+        }
+    }
+    let _ = s.context(s.tree.leaf);
+}
+
+/// The app's session list (the explorer behind the window) carries the same findings: the
+/// error and warning counts of each row, and the notes about paths that are not sessions.
+#[test]
+fn the_app_list_shows_the_same_findings() {
+    let (tmp, f) = folder();
+    let cache = tmp.path().join("cache");
+    std::fs::create_dir_all(&cache).unwrap();
+    std::env::set_var("PI_SESSION_CACHE_DIR", &cache);
+    let root = f.root.clone();
+    let (rows, listing) = within(LIMIT, "the app's list", move || {
+        let ex = pi_session::explorer::Explorer::new(root.clone(), "flag", true);
+        let t = Instant::now();
+        let rows = loop {
+            let l = ex.list_sessions();
+            if l.indexed == l.total {
+                break l;
+            }
+            assert!(t.elapsed() < LIMIT, "indexing did not finish");
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        (rows, list(&root))
+    });
+    assert_eq!(rows.sessions.len(), listing.sessions.len());
+    for (row, s) in rows.sessions.iter().zip(&listing.sessions) {
+        assert_eq!(Path::new(&row.path), s.path.as_path());
+        let count = |sev| s.diagnostics.iter().filter(|d| d.severity == sev).count() as u32;
+        assert_eq!((row.errors, row.warnings), (count(pi_session::Severity::Error), count(pi_session::Severity::Warning)), "{}", row.path);
+    }
+    let notes: BTreeSet<(String, &str)> = rows.other.iter().map(|o| (rel(&f.root, Path::new(&o.path)), o.diagnostic.kind.as_str())).collect();
+    let expected: BTreeSet<(String, &str)> = listing.other.iter().map(|o| (rel(&f.root, &o.path), o.diagnostic.kind.as_str())).collect();
+    assert_eq!(notes, expected);
+    assert!(notes.iter().any(|(p, k)| p == "folder.jsonl" && *k == "not-a-file"), "{notes:?}");
+    assert!(notes.iter().any(|(p, k)| p == "notes.jsonl" && *k == "not-a-session"), "{notes:?}");
+}
+
+#[test]
+fn parent_cycles_are_broken_and_flagged() {
+    let p = fixture::committed_dir(env!("CARGO_MANIFEST_DIR"), false).join("parent-cycle.jsonl");
+    let s = within(Duration::from_secs(10), "reading a parent cycle", move || Session::open(p).unwrap());
+    let cycle: Vec<_> = s.diagnostics().into_iter().filter(|d| d.kind == DiagKind::ParentCycle).collect();
+    assert_eq!(cycle.len(), 1, "{cycle:?}");
+    // Broken at its first line (line 2), which becomes the root; the leaf is the last line.
+    assert_eq!(cycle[0].line, Some(2));
+    assert_eq!(s.tree.roots.len(), 1);
+    assert_eq!(s.leaf_id(), Some("a1000000"));
+    assert_eq!(s.tree.active_path().len(), 4);
+    assert!(s.tree.path_hits_cycle(s.tree.leaf_index().unwrap()));
+}
+
+#[test]
+fn catalogue_table_and_docs_agree() {
+    // Every kind of the table is a real kind with that severity.
+    for (k, sev) in fixture::SEVERITY {
+        let kind = DiagKind::ALL.iter().find(|d| d.as_str() == *k).unwrap_or_else(|| panic!("{k} is not a DiagKind"));
+        assert_eq!(format!("{:?}", kind.severity()).to_lowercase(), *sev, "{k}");
+    }
+    // Every kind of damage the reader can find has an example (the ones without are named).
+    let without_example = ["too-deep", "tool-result-orphan"];
+    let (_tmp, f) = folder();
+    let covered: BTreeSet<&str> = f.cases.iter().flat_map(|(_, k)| k.iter().copied()).collect();
+    for k in DiagKind::ALL {
+        let s = k.as_str();
+        if without_example.contains(&s) || (s == "unreadable" && !f.skipped.is_empty()) {
+            continue;
+        }
+        assert!(covered.contains(s), "no example gives {s}");
+    }
+    // The docs list every kind and every example.
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/damage.md")).unwrap();
+    for k in DiagKind::ALL {
+        assert!(doc.contains(&format!("`{}`", k.as_str())), "docs/damage.md does not name `{}`", k.as_str());
+    }
+    for (p, _) in &f.cases {
+        let name = Path::new(p).file_name().unwrap().to_string_lossy().into_owned();
+        assert!(doc.contains(&name), "docs/damage.md does not name the example {name}");
+    }
+}
+
+// ---------------------------------------------------------------- found by fuzzing (fuzz/)
+
+/// `append`: an entry line, then a version-less (v1) header completed by a later append. The
+/// migration on refresh rewrote the earlier entry too; the tree must be rebuilt as a full read
+/// builds it.
+#[test]
+fn a_late_v1_header_on_refresh_gives_what_a_full_read_gives() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("s.jsonl");
+    std::fs::write(&p, "{}\n{\"type\"").unwrap();
+    let mut s = Session::open(&p).unwrap();
+    std::fs::OpenOptions::new().append(true).open(&p).unwrap().write_all(b":\"session\"}").unwrap();
+    s.refresh().unwrap();
+    let whole = Session::open(&p).unwrap();
+    assert_eq!(s.tree.parent, whole.tree.parent);
+    assert_eq!(s.tree.roots, whole.tree.roots);
+    assert_eq!(s.tree.leaf, whole.tree.leaf);
+    assert_eq!(s.leaf_id(), Some("v1-1"));
+    assert_eq!(s.diagnostics(), whole.diagnostics());
+}
