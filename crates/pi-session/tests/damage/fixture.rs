@@ -30,6 +30,7 @@ pub const COMMITTED: &[(&str, &[&str])] = &[
     ("v4.jsonl", &["future-version"]),
     ("unknown-type.jsonl", &["unknown-type"]),
     ("not-an-object.jsonl", &["not-an-object"]),
+    ("null-line.jsonl", &["not-an-object"]),
     ("deep-nesting.jsonl", &[]),
     ("missing-id.jsonl", &["missing-id"]),
     ("missing-parent.jsonl", &["missing-parent"]),
