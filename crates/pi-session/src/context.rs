@@ -245,7 +245,7 @@ fn get<'a>(fields: &'a [(String, &'a RawValue)], key: &str) -> Option<&'a RawVal
 
 /// `new Date(timestamp).getTime()` as JSON (`null` for NaN, as `JSON.stringify` writes it).
 fn ts_json(raw: Option<&RawValue>) -> String {
-    let ms = raw.map(|r| json::js_date_ms(&json::Loose::from_raw(r))).unwrap_or(f64::NAN);
+    let ms = raw.map(|r| json::js_date_ms(&json::Loose::from_raw(r.get()))).unwrap_or(f64::NAN);
     if ms.is_nan() {
         "null".into()
     } else {

@@ -207,21 +207,21 @@ impl Entry {
     }
 }
 
-fn cs(raw: Option<&serde_json::value::RawValue>) -> Option<CompactString> {
+fn cs(raw: Option<&str>) -> Option<CompactString> {
     raw.map(Loose::from_raw).and_then(|l| match l {
         Loose::Str(s) => Some(CompactString::from(s.as_ref())),
         _ => None,
     })
 }
 
-fn num(raw: Option<&serde_json::value::RawValue>) -> Option<f64> {
+fn num(raw: Option<&str>) -> Option<f64> {
     match raw.map(Loose::from_raw) {
         Some(Loose::Num(n)) => Some(n),
         _ => None,
     }
 }
 
-fn usage_of(raw: &serde_json::value::RawValue) -> Option<Usage> {
+fn usage_of(raw: &str) -> Option<Usage> {
     // The shape pi writes, parsed without allocating; anything else takes the lenient path.
     #[derive(serde::Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -237,7 +237,7 @@ fn usage_of(raw: &serde_json::value::RawValue) -> Option<Usage> {
     struct FastCost {
         total: Option<f64>,
     }
-    if let Ok(u) = serde_json::from_str::<Fast>(raw.get()) {
+    if let Ok(u) = serde_json::from_str::<Fast>(raw) {
         return Some(Usage {
             input: u.input.unwrap_or(0.0),
             output: u.output.unwrap_or(0.0),
@@ -257,7 +257,7 @@ fn usage_of(raw: &serde_json::value::RawValue) -> Option<Usage> {
         total_tokens: Option<serde_json::Value>,
         cost: Option<serde_json::Value>,
     }
-    let u: U = serde_json::from_str(raw.get()).ok()?;
+    let u: U = serde_json::from_str(raw).ok()?;
     let f = |v: &Option<serde_json::Value>| v.as_ref().and_then(|v| v.as_f64()).unwrap_or(0.0);
     let cost = match &u.cost {
         Some(serde_json::Value::Object(o)) => o.get("total").and_then(|v| v.as_f64()).unwrap_or(0.0),
@@ -315,7 +315,7 @@ pub fn classify(f: &LineFields<'_>, line: u32, offset: u64, len: u32) -> Parsed 
             first_kept_index: num(f.first_kept_entry_index).filter(|n| n.fract() == 0.0).map(|n| n as i64),
             retained_tail: f
                 .retained_tail
-                .and_then(|r| serde_json::from_str::<Vec<serde::de::IgnoredAny>>(r.get()).ok())
+                .and_then(|r| serde_json::from_str::<Vec<serde::de::IgnoredAny>>(r).ok())
                 .map(|v| v.len() as u32),
         },
         Kind::BranchSummary => Detail::BranchSummary {
@@ -327,7 +327,7 @@ pub fn classify(f: &LineFields<'_>, line: u32, offset: u64, len: u32) -> Parsed 
             label: f.label.map(Loose::from_raw).and_then(|l| match l {
                 Loose::Str(s) if !s.is_empty() => Some(s.into_owned()),
                 Loose::Str(_) => None,
-                other if other.truthy() => Some(f.label.unwrap().get().to_owned()),
+                other if other.truthy() => f.label.map(str::to_owned),
                 _ => None,
             }),
         },
@@ -372,7 +372,7 @@ fn message_detail(m: Option<&MessageFields<'_>>) -> Detail {
         stop_reason: cs(m.stop_reason),
         usage: m.usage.and_then(usage_of).map(Box::new),
         tool_name: cs(m.tool_name),
-        is_error: m.is_error.map(|r| r.get() == "true").unwrap_or(false),
+        is_error: m.is_error == Some("true"),
         role,
     }
 }

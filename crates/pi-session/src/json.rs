@@ -25,8 +25,8 @@ pub enum Loose<'a> {
 }
 
 impl<'a> Loose<'a> {
-    pub fn from_raw(raw: &'a RawValue) -> Loose<'a> {
-        let s = raw.get();
+    /// `raw` is the JSON text of one value.
+    pub fn from_raw(s: &'a str) -> Loose<'a> {
         match s.as_bytes().first() {
             Some(b'"') => Loose::Str(decode_str(s)),
             Some(b'n') => Loose::Null,
@@ -160,52 +160,58 @@ fn parse_hex(b: &[u8]) -> Option<u32> {
     u32::from_str_radix(s, 16).ok()
 }
 
-/// The fields of one line that indexing needs. Everything else is skipped unparsed.
+/// The fields of one line that indexing needs, as the raw JSON text of each value.
+/// Everything else is skipped unparsed.
 #[derive(Default, Debug)]
 pub struct LineFields<'a> {
     pub is_object: bool,
-    pub r#type: Option<&'a RawValue>,
-    pub id: Option<&'a RawValue>,
-    pub parent_id: Option<&'a RawValue>,
-    pub timestamp: Option<&'a RawValue>,
+    pub r#type: Option<&'a str>,
+    pub id: Option<&'a str>,
+    pub parent_id: Option<&'a str>,
+    pub timestamp: Option<&'a str>,
     pub message: Option<MessageFields<'a>>,
     pub has_message_key: bool,
-    pub target_id: Option<&'a RawValue>,
-    pub label: Option<&'a RawValue>,
-    pub name: Option<&'a RawValue>,
-    pub first_kept_entry_id: Option<&'a RawValue>,
-    pub first_kept_entry_index: Option<&'a RawValue>,
-    pub from_id: Option<&'a RawValue>,
-    pub summary: Option<&'a RawValue>,
-    pub thinking_level: Option<&'a RawValue>,
-    pub provider: Option<&'a RawValue>,
-    pub model_id: Option<&'a RawValue>,
-    pub custom_type: Option<&'a RawValue>,
-    pub tokens_before: Option<&'a RawValue>,
-    pub retained_tail: Option<&'a RawValue>,
-    pub version: Option<&'a RawValue>,
-    pub cwd: Option<&'a RawValue>,
-    pub parent_session: Option<&'a RawValue>,
-    pub kind: Option<&'a RawValue>,
-    pub display: Option<&'a RawValue>,
+    pub target_id: Option<&'a str>,
+    pub label: Option<&'a str>,
+    pub name: Option<&'a str>,
+    pub first_kept_entry_id: Option<&'a str>,
+    pub first_kept_entry_index: Option<&'a str>,
+    pub from_id: Option<&'a str>,
+    pub summary: Option<&'a str>,
+    pub thinking_level: Option<&'a str>,
+    pub provider: Option<&'a str>,
+    pub model_id: Option<&'a str>,
+    pub custom_type: Option<&'a str>,
+    pub tokens_before: Option<&'a str>,
+    pub retained_tail: Option<&'a str>,
+    pub version: Option<&'a str>,
+    pub cwd: Option<&'a str>,
+    pub parent_session: Option<&'a str>,
+    pub kind: Option<&'a str>,
+    pub display: Option<&'a str>,
 }
 
 /// The fields of a `message` object that indexing needs (never its content).
 #[derive(Default, Debug)]
 pub struct MessageFields<'a> {
-    pub role: Option<&'a RawValue>,
-    pub provider: Option<&'a RawValue>,
-    pub model: Option<&'a RawValue>,
-    pub stop_reason: Option<&'a RawValue>,
-    pub timestamp: Option<&'a RawValue>,
-    pub usage: Option<&'a RawValue>,
-    pub tool_name: Option<&'a RawValue>,
-    pub is_error: Option<&'a RawValue>,
-    pub custom_type: Option<&'a RawValue>,
+    pub role: Option<&'a str>,
+    pub provider: Option<&'a str>,
+    pub model: Option<&'a str>,
+    pub stop_reason: Option<&'a str>,
+    pub timestamp: Option<&'a str>,
+    pub usage: Option<&'a str>,
+    pub tool_name: Option<&'a str>,
+    pub is_error: Option<&'a str>,
+    pub custom_type: Option<&'a str>,
 }
 
-/// Parses one line (already valid UTF-8). `Err` carries serde_json's message.
-pub fn parse_line(text: &str) -> Result<LineFields<'_>, serde_json::Error> {
+/// Parses one line (already valid UTF-8) with the fast scanner ([`crate::skeleton`]).
+pub fn parse_line(text: &str) -> Result<LineFields<'_>, crate::skeleton::ScanError> {
+    crate::skeleton::scan_line(text)
+}
+
+/// The same extraction by serde_json: the reference the scanner is tested against.
+pub fn parse_line_serde(text: &str) -> Result<LineFields<'_>, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(text);
     let fields = LineSeed.deserialize(&mut de)?;
     de.end()?;
@@ -278,7 +284,7 @@ impl<'de> Visitor<'de> for LineVisitor {
                     continue;
                 }
             };
-            *slot = Some(map.next_value::<&'de RawValue>()?);
+            *slot = Some(map.next_value::<&'de RawValue>()?.get());
         }
         Ok(f)
     }
@@ -326,7 +332,7 @@ impl<'de> Visitor<'de> for MessageVisitor {
                     continue;
                 }
             };
-            *slot = Some(map.next_value::<&'de RawValue>()?);
+            *slot = Some(map.next_value::<&'de RawValue>()?.get());
         }
         Ok(Some(m))
     }

@@ -21,6 +21,7 @@ pub mod markdown;
 pub mod preview;
 pub mod scan;
 pub mod session;
+pub mod skeleton;
 pub mod summary;
 pub mod tree;
 pub mod view;

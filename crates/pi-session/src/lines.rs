@@ -108,3 +108,77 @@ mod tests {
         assert_eq!(v[1].1, (CHUNK * 3 + 18) as u64);
     }
 }
+
+/// Like [`for_each_line`], but hands over the complete lines of each buffer (about `target`
+/// bytes) at once, so the caller can work on a batch in parallel; the last line, when it has
+/// no newline, comes alone in a final batch.
+pub fn for_each_batch<R: Read>(mut r: R, offset: u64, first_line: u32, target: usize, mut sink: impl FnMut(&[RawLine<'_>])) -> io::Result<u64> {
+    let mut buf: Vec<u8> = vec![0; target.max(CHUNK)];
+    let mut end = 0usize;
+    let mut base = offset;
+    let mut line = first_line;
+    let mut eof = false;
+    loop {
+        // Fill the buffer (growing it while one line does not fit).
+        while !eof && end < buf.len() {
+            match r.read(&mut buf[end..]) {
+                Ok(0) => eof = true,
+                Ok(n) => end += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let Some(last_nl) = memchr::memrchr(b'\n', &buf[..end]) else {
+            if eof {
+                if end > 0 {
+                    sink(&[RawLine { number: line, offset: base, bytes: &buf[..end], terminated: false }]);
+                }
+                return Ok(base + end as u64 - offset);
+            }
+            let grow = buf.len();
+            buf.resize(buf.len() + grow, 0);
+            continue;
+        };
+        {
+            let mut batch: Vec<RawLine<'_>> = Vec::with_capacity(4096);
+            let mut start = 0usize;
+            for nl in memchr::memchr_iter(b'\n', &buf[..=last_nl]) {
+                batch.push(RawLine { number: line, offset: base + start as u64, bytes: &buf[start..nl], terminated: true });
+                line = line.saturating_add(1);
+                start = nl + 1;
+            }
+            sink(&batch);
+        }
+        buf.copy_within(last_nl + 1..end, 0);
+        base += (last_nl + 1) as u64;
+        end -= last_nl + 1;
+    }
+}
+
+#[cfg(test)]
+mod batch_tests {
+    use super::*;
+
+    #[test]
+    fn batches_cover_every_line_once() {
+        let mut data = Vec::new();
+        for i in 0..5000 {
+            data.extend_from_slice(format!("line {i} {}\n", "x".repeat(i % 300)).as_bytes());
+        }
+        data.extend_from_slice(b"tail");
+        let mut seen = Vec::new();
+        for_each_batch(&data[..], 0, 1, 4096, |b| {
+            for l in b {
+                seen.push((l.number, l.offset, l.bytes.to_vec(), l.terminated));
+            }
+        })
+        .unwrap();
+        let mut want = Vec::new();
+        for_each_line(&data[..], 0, 1, |l| {
+            want.push((l.number, l.offset, l.bytes.to_vec(), l.terminated));
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+        assert_eq!(seen, want);
+    }
+}

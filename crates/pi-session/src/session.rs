@@ -8,7 +8,6 @@
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, Seek, SeekFrom};
-use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -16,11 +15,40 @@ use serde::{Deserialize, Serialize};
 use crate::diag::{DiagKind, Diagnostic};
 use crate::entry::{classify, Detail, Entry, Id, Kind, Parent, Parsed, Role};
 use crate::json::{self, is_js_space, parse_line, LineFields, Loose};
-use crate::lines::{for_each_line, RawLine};
+use crate::skeleton::ScanError;
+use crate::lines::{for_each_batch, RawLine};
 use crate::Error;
 
 /// id → entry index, with a fast non-cryptographic hash (ids come from one file).
 pub type IdMap = HashMap<Id, u32, std::hash::BuildHasherDefault<rustc_hash::FxHasher>>;
+
+/// Bytes read per batch of lines.
+const BATCH: usize = 4 * 1024 * 1024;
+/// Batches at least this big are parsed in parallel.
+const PARALLEL_BATCH: usize = 1024 * 1024;
+
+/// A line parsed ahead of the in-order pass: the object's skeleton (`None`: JSON but not an
+/// object), or why it is not JSON.
+struct Pre {
+    parsed: Result<Option<Parsed>, ScanError>,
+    lone_surrogate: bool,
+}
+
+/// Parses a line's text (as trimmed by the in-order pass).
+fn pre_text(n: u32, offset: u64, len: u32, text: &str) -> Pre {
+    let parsed = parse_line(text).map(|f| f.is_object.then(|| classify(&f, n, offset, len)));
+    Pre { parsed, lone_surrogate: json::has_lone_surrogate(text) }
+}
+
+/// Parses a line ahead of the in-order pass when the pass would parse it unchanged: a complete
+/// line of valid UTF-8 that starts with `{` and is not the file's first line.
+fn pre_parse(line: &RawLine<'_>) -> Option<Pre> {
+    if !line.terminated || line.offset == 0 || line.bytes.first() != Some(&b'{') {
+        return None;
+    }
+    let text = std::str::from_utf8(line.bytes).ok()?;
+    Some(pre_text(line.number, line.offset, line.bytes.len() as u32, text))
+}
 
 /// Lines above this size are flagged (they are still read).
 pub const HUGE_LINE: usize = 30 * 1024 * 1024;
@@ -45,7 +73,7 @@ pub struct Header {
     pub raw: String,
 }
 
-fn loose_string(raw: Option<&serde_json::value::RawValue>) -> Option<String> {
+fn loose_string(raw: Option<&str>) -> Option<String> {
     raw.map(Loose::from_raw).and_then(|l| match l {
         Loose::Str(s) => Some(s.into_owned()),
         _ => None,
@@ -290,7 +318,7 @@ impl SessionIndex {
             Ok(bytes) => {
                 bytes.last() == Some(&b'\n') && {
                     let text = String::from_utf8_lossy(&bytes[..bytes.len() - 1]);
-                    parse_line(&text).ok().map(|f| f.id.map(|r| r.get().to_owned())) == Some(last.id.as_ref().map(|i| format!("\"{i}\"")))
+                    parse_line(&text).ok().map(|f| f.id.map(str::to_owned)) == Some(last.id.as_ref().map(|i| format!("\"{i}\"")))
                         || last.id.is_none()
                 }
             }
@@ -324,25 +352,37 @@ impl SessionIndex {
         let mut committed_len = self.committed_len;
         let mut pending: Vec<Diagnostic> = Vec::new();
         let mut checkpointed = false;
-        let n = for_each_line(r, offset, first_line, |line| {
-            let terminated = line.terminated;
-            let end = line.offset + line.bytes.len() as u64 + 1;
-            if !terminated {
-                // Only the last line can lack its newline: remember the state before it, so a
-                // later refresh can read it again once it is complete.
-                self.committed = self.checkpoint();
-                checkpointed = true;
+        let n = for_each_batch(r, offset, first_line, BATCH, |batch| {
+            // Big batches: parse the lines on all cores first; the state (header, ids,
+            // findings) is then applied in file order, exactly as for one line at a time.
+            let bytes: usize = batch.iter().map(|l| l.bytes.len()).sum();
+            let pre: Vec<Option<Pre>> = if bytes >= PARALLEL_BATCH {
+                use rayon::prelude::*;
+                batch.par_iter().map(pre_parse).collect()
+            } else {
+                Vec::new()
+            };
+            let mut pre = pre.into_iter();
+            for line in batch.iter() {
+                let terminated = line.terminated;
+                let end = line.offset + line.bytes.len() as u64 + 1;
+                if !terminated {
+                    // Only the last line can lack its newline: remember the state before it, so a
+                    // later refresh can read it again once it is complete.
+                    self.committed = self.checkpoint();
+                    checkpointed = true;
+                }
+                self.scan.next_line = line.number + 1;
+                self.scan.last_line_terminated = terminated;
+                let p = pre.next().flatten();
+                self.take_line(RawLine { number: line.number, offset: line.offset, bytes: line.bytes, terminated }, p, &mut pending);
+                if !pending.is_empty() {
+                    self.diagnostics.append(&mut pending);
+                }
+                if terminated {
+                    committed_len = end;
+                }
             }
-            self.scan.next_line = line.number + 1;
-            self.scan.last_line_terminated = terminated;
-            self.take_line(line, &mut pending);
-            if !pending.is_empty() {
-                self.diagnostics.append(&mut pending);
-            }
-            if terminated {
-                committed_len = end;
-            }
-            ControlFlow::Continue(())
         })?;
         if !checkpointed {
             self.committed = self.checkpoint();
@@ -370,7 +410,7 @@ impl SessionIndex {
         }
     }
 
-    fn take_line(&mut self, line: RawLine<'_>, out: &mut Vec<Diagnostic>) {
+    fn take_line(&mut self, line: RawLine<'_>, pre: Option<Pre>, out: &mut Vec<Diagnostic>) {
         let n = line.number;
         let mut bytes = line.bytes;
         if line.offset == 0 && bytes.starts_with(b"\xEF\xBB\xBF") {
@@ -387,6 +427,18 @@ impl SessionIndex {
                 Diagnostic::new(Some(n), DiagKind::HugeLine, format!("line is {:.1} MB", bytes.len() as f64 / 1e6)),
             );
         }
+        // A line parsed ahead (valid UTF-8, starts with `{`, complete): nothing to trim or decode.
+        let pre = match pre {
+            Some(p) if matches!(p.parsed, Ok(None) | Ok(Some(Parsed::Entry(_)))) => {
+                self.scan.seen_content = true;
+                if let Some(c) = self.scan.tail_candidate.take() {
+                    self.push_diag(out, Diagnostic::new(Some(c.number), DiagKind::MalformedLine, format!("not valid JSON ({}); skipped", c.error)));
+                }
+                let _ = self.take_text(n, line.offset, line.bytes.len() as u32, "", Some(p), out);
+                return;
+            }
+            other => other,
+        };
         let text: std::borrow::Cow<'_, str> = match std::str::from_utf8(bytes) {
             Ok(s) => s.into(),
             Err(e) => {
@@ -418,7 +470,7 @@ impl SessionIndex {
         if let Some(c) = self.scan.tail_candidate.take() {
             self.push_diag(out, Diagnostic::new(Some(c.number), DiagKind::MalformedLine, format!("not valid JSON ({}); skipped", c.error)));
         }
-        if let Err(e) = self.take_text(n, line.offset, line.bytes.len() as u32, text, out) {
+        if let Err(e) = self.take_text(n, line.offset, line.bytes.len() as u32, text, pre, out) {
             let trimmed = text.trim_end_matches(is_js_space);
             if line.terminated && trimmed.len() < text.len() && parse_lenient(trimmed).is_ok() {
                 self.scan.tail_candidate = Some(TailCandidate {
@@ -436,25 +488,18 @@ impl SessionIndex {
 
     /// Parses one line's text (already trimmed as pi would) and indexes it. `Err` when the
     /// text is not JSON: nothing was recorded then.
-    fn take_text(&mut self, n: u32, offset: u64, len: u32, text: &str, out: &mut Vec<Diagnostic>) -> Result<(), serde_json::Error> {
-        let owned;
-        let fields = match parse_line(text) {
-            Ok(f) => f,
-            Err(e) if json::has_lone_surrogate(text) => {
-                owned = json::replace_lone_surrogates(text);
-                match parse_line(&owned) {
-                    Ok(f) => f,
-                    Err(_) => return Err(e),
-                }
-            }
-            Err(e) => return Err(e),
+    fn take_text(&mut self, n: u32, offset: u64, len: u32, text: &str, pre: Option<Pre>, out: &mut Vec<Diagnostic>) -> Result<(), ScanError> {
+        let pre = match pre {
+            Some(p) => p,
+            None => pre_text(n, offset, len, text),
         };
-        if json::has_lone_surrogate(text) {
+        let (parsed, lone) = (pre.parsed?, pre.lone_surrogate);
+        if lone {
             self.push_diag(out, Diagnostic::new(Some(n), DiagKind::LoneSurrogate, "a string holds a lone surrogate escape"));
         }
         let ordinal = self.scan.parsed_values;
         self.scan.parsed_values += 1;
-        if !fields.is_object {
+        let Some(parsed) = parsed else {
             self.push_diag(out, Diagnostic::new(Some(n), DiagKind::NotAnObject, "valid JSON but not an object; skipped"));
             if ordinal == 0 {
                 self.push_diag(
@@ -463,8 +508,8 @@ impl SessionIndex {
                 );
             }
             return Ok(());
-        }
-        match classify(&fields, n, offset, len) {
+        };
+        match parsed {
             Parsed::Header(mut h) | Parsed::HeaderV4(mut h) => {
                 h.raw = text.to_owned();
                 if ordinal == 0 {
@@ -545,12 +590,10 @@ impl SessionIndex {
         }
     }
 
-    fn bad_line(&mut self, out: &mut Vec<Diagnostic>, line: &RawLine<'_>, e: serde_json::Error) {
+    fn bad_line(&mut self, out: &mut Vec<Diagnostic>, line: &RawLine<'_>, e: ScanError) {
         let n = line.number;
         let msg = e.to_string();
-        if msg.contains("recursion limit") {
-            self.push_diag(out, Diagnostic::new(Some(n), DiagKind::TooDeep, "JSON nested too deeply; skipped"));
-        } else if !line.terminated {
+        if !line.terminated {
             self.push_diag(
                 out,
                 Diagnostic::new(Some(n), DiagKind::TornTail, format!("the last line is cut off ({} bytes, no newline); skipped", line.bytes.len())),
@@ -567,7 +610,7 @@ impl SessionIndex {
         // taken before this, so a refresh that finds more content rolls it back.)
         if let Some(c) = self.scan.tail_candidate.take() {
             let mut out = Vec::new();
-            if let Err(e) = self.take_text(c.number, c.offset, c.len, &c.text, &mut out) {
+            if let Err(e) = self.take_text(c.number, c.offset, c.len, &c.text, None, &mut out) {
                 out.push(Diagnostic::new(Some(c.number), DiagKind::MalformedLine, format!("not valid JSON ({e}); skipped")));
             }
             self.diagnostics.append(&mut out);
@@ -690,7 +733,7 @@ impl SessionIndex {
 }
 
 /// `parse_line`, also accepting lone surrogate escapes (as `JSON.parse` does).
-fn parse_lenient(text: &str) -> Result<(), serde_json::Error> {
+fn parse_lenient(text: &str) -> Result<(), ScanError> {
     match parse_line(text) {
         Ok(_) => Ok(()),
         Err(e) if json::has_lone_surrogate(text) => parse_line(&json::replace_lone_surrogates(text)).map(|_| ()).map_err(|_| e),

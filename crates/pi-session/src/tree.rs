@@ -99,8 +99,21 @@ impl Tree {
         let mut in_tree = vec![false; n];
         let mut is_root = vec![false; n];
 
-        for i in 0..n {
-            match link(ix, i, &mut diags) {
+        // Parent lookups are independent: resolve them on all cores (findings in file order).
+        let links: Vec<(Link, Vec<Diagnostic>)> = {
+            use rayon::prelude::*;
+            (0..n)
+                .into_par_iter()
+                .with_min_len(4096)
+                .map(|i| {
+                    let mut d = Vec::new();
+                    (link(ix, i, &mut d), d)
+                })
+                .collect()
+        };
+        for (i, (l, mut d)) in links.into_iter().enumerate() {
+            diags.append(&mut d);
+            match l {
                 Link::Out => {}
                 Link::Root => {
                     in_tree[i] = true;

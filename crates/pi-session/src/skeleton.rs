@@ -1,0 +1,452 @@
+//! The line scanner behind indexing: validates a whole line as JSON (what `JSON.parse` would
+//! accept) and returns the raw text of the few fields the index keeps, in one pass.
+//!
+//! Session lines are mostly long strings (message text, tool output). Strings are skipped by
+//! searching for the next `"` or `\` (memchr, SIMD) and checking the span for control
+//! characters eight bytes at a time, so bodies cost close to memory bandwidth. Nesting is
+//! tracked on an explicit stack: no recursion, no depth limit.
+//!
+//! Accepts exactly what serde_json accepts when it skips values, without its depth limit:
+//! RFC 8259 JSON, any escape `\uXXXX` (lone surrogates included, as in JavaScript), numbers of
+//! any size, duplicate keys (the last wins).
+
+use crate::json::{LineFields, MessageFields};
+
+/// Why a line is not JSON; `at` is a byte offset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScanError {
+    pub at: usize,
+    pub what: &'static str,
+}
+
+impl std::fmt::Display for ScanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} at column {}", self.what, self.at + 1)
+    }
+}
+
+type R<T> = Result<T, ScanError>;
+
+struct Scan<'a> {
+    s: &'a str,
+    b: &'a [u8],
+    i: usize,
+    stack: Vec<u8>,
+}
+
+const HI: u64 = 0x8080_8080_8080_8080;
+const LO: u64 = 0x0101_0101_0101_0101;
+
+/// True when a byte below 0x20 is in `span` (a control character inside a string).
+#[inline]
+fn has_control(span: &[u8]) -> bool {
+    let mut chunks = span.chunks_exact(8);
+    for c in &mut chunks {
+        let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        // A byte b < 0x20 makes (b - 0x20) borrow into its high bit while b's own high bit is 0.
+        if x.wrapping_sub(LO * 0x20) & !x & HI != 0 {
+            return true;
+        }
+    }
+    chunks.remainder().iter().any(|&b| b < 0x20)
+}
+
+impl<'a> Scan<'a> {
+    fn err<T>(&self, what: &'static str) -> R<T> {
+        Err(ScanError { at: self.i, what })
+    }
+
+    #[inline]
+    fn ws(&mut self) {
+        while let Some(&c) = self.b.get(self.i) {
+            if c == b' ' || c == b'\n' || c == b'\r' || c == b'\t' {
+                self.i += 1;
+            } else {
+                break;
+            }
+        }
+    }
+
+    #[inline]
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.i).copied()
+    }
+
+    fn expect(&mut self, c: u8, what: &'static str) -> R<()> {
+        if self.peek() == Some(c) {
+            self.i += 1;
+            Ok(())
+        } else {
+            self.err(what)
+        }
+    }
+
+    /// Skips a string whose opening quote is at `self.i`; returns whether it held an escape.
+    #[inline]
+    fn string(&mut self) -> R<bool> {
+        self.i += 1;
+        let mut escaped = false;
+        loop {
+            let rest = &self.b[self.i..];
+            let Some(p) = memchr::memchr2(b'"', b'\\', rest) else {
+                return self.err("unterminated string");
+            };
+            if has_control(&rest[..p]) {
+                self.i += rest[..p].iter().position(|&b| b < 0x20).unwrap_or(0);
+                return self.err("control character in string");
+            }
+            self.i += p;
+            if self.b[self.i] == b'"' {
+                self.i += 1;
+                return Ok(escaped);
+            }
+            escaped = true;
+            match self.b.get(self.i + 1) {
+                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => self.i += 2,
+                Some(b'u') => {
+                    let hex = self.b.get(self.i + 2..self.i + 6);
+                    if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
+                        return self.err("invalid \\u escape");
+                    }
+                    self.i += 6;
+                }
+                _ => return self.err("invalid escape"),
+            }
+        }
+    }
+
+    fn number(&mut self) -> R<()> {
+        let b = self.b;
+        if b.get(self.i) == Some(&b'-') {
+            self.i += 1;
+        }
+        match b.get(self.i) {
+            Some(b'0') => self.i += 1,
+            Some(b'1'..=b'9') => {
+                while b.get(self.i).is_some_and(u8::is_ascii_digit) {
+                    self.i += 1;
+                }
+            }
+            _ => return self.err("invalid number"),
+        }
+        if b.get(self.i) == Some(&b'.') {
+            self.i += 1;
+            if !b.get(self.i).is_some_and(u8::is_ascii_digit) {
+                return self.err("invalid number");
+            }
+            while b.get(self.i).is_some_and(u8::is_ascii_digit) {
+                self.i += 1;
+            }
+        }
+        if matches!(b.get(self.i), Some(b'e' | b'E')) {
+            self.i += 1;
+            if matches!(b.get(self.i), Some(b'+' | b'-')) {
+                self.i += 1;
+            }
+            if !b.get(self.i).is_some_and(u8::is_ascii_digit) {
+                return self.err("invalid number");
+            }
+            while b.get(self.i).is_some_and(u8::is_ascii_digit) {
+                self.i += 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn literal(&mut self, word: &'static [u8]) -> R<()> {
+        if self.b[self.i..].starts_with(word) {
+            self.i += word.len();
+            Ok(())
+        } else {
+            self.err("invalid literal")
+        }
+    }
+
+    /// Skips one value starting at `self.i` (after whitespace), nested ones included.
+    fn value(&mut self) -> R<()> {
+        let base = self.stack.len();
+        loop {
+            self.ws();
+            // A value.
+            match self.peek() {
+                Some(b'"') => {
+                    self.string()?;
+                }
+                Some(b'{') => {
+                    self.i += 1;
+                    self.ws();
+                    if self.peek() == Some(b'}') {
+                        self.i += 1;
+                    } else {
+                        self.stack.push(b'{');
+                        self.key_colon()?;
+                        continue;
+                    }
+                }
+                Some(b'[') => {
+                    self.i += 1;
+                    self.ws();
+                    if self.peek() == Some(b']') {
+                        self.i += 1;
+                    } else {
+                        self.stack.push(b'[');
+                        continue;
+                    }
+                }
+                Some(b't') => self.literal(b"true")?,
+                Some(b'f') => self.literal(b"false")?,
+                Some(b'n') => self.literal(b"null")?,
+                Some(b'-' | b'0'..=b'9') => self.number()?,
+                _ => return self.err("expected a value"),
+            }
+            // After a value: close containers or move to the next element.
+            loop {
+                if self.stack.len() == base {
+                    return Ok(());
+                }
+                self.ws();
+                let top = *self.stack.last().expect("non-empty");
+                match self.peek() {
+                    Some(b',') => {
+                        self.i += 1;
+                        if top == b'{' {
+                            self.ws();
+                            self.key_colon()?;
+                        }
+                        break;
+                    }
+                    Some(b'}') if top == b'{' => {
+                        self.i += 1;
+                        self.stack.pop();
+                    }
+                    Some(b']') if top == b'[' => {
+                        self.i += 1;
+                        self.stack.pop();
+                    }
+                    _ => return self.err("expected ',' or a closing bracket"),
+                }
+            }
+        }
+    }
+
+    /// `"key"` `:` inside an object (whitespace before the key already skipped).
+    fn key_colon(&mut self) -> R<()> {
+        if self.peek() != Some(b'"') {
+            return self.err("expected a key");
+        }
+        self.string()?;
+        self.ws();
+        self.expect(b':', "expected ':'")
+    }
+
+    /// Reads a key at `self.i`: its text when it has no escape, else the decoded text.
+    fn key(&mut self) -> R<std::borrow::Cow<'a, str>> {
+        if self.peek() != Some(b'"') {
+            return self.err("expected a key");
+        }
+        let start = self.i;
+        let escaped = self.string()?;
+        let lit = &self.s[start..self.i];
+        Ok(if escaped { crate::json::decode_str(lit).into_owned().into() } else { lit[1..lit.len() - 1].into() })
+    }
+
+    /// Skips a value and returns its raw text.
+    fn raw(&mut self) -> R<&'a str> {
+        self.ws();
+        let start = self.i;
+        self.value()?;
+        Ok(&self.s[start..self.i])
+    }
+
+    /// An object at `self.i`, calling `field(key, scanner)` for each key; `field` must consume
+    /// the value.
+    fn object(&mut self, mut field: impl FnMut(&str, &mut Self) -> R<()>) -> R<()> {
+        self.expect(b'{', "expected an object")?;
+        self.ws();
+        if self.peek() == Some(b'}') {
+            self.i += 1;
+            return Ok(());
+        }
+        loop {
+            self.ws();
+            let k = self.key()?;
+            self.ws();
+            self.expect(b':', "expected ':'")?;
+            self.ws();
+            field(&k, self)?;
+            self.ws();
+            match self.peek() {
+                Some(b',') => self.i += 1,
+                Some(b'}') => {
+                    self.i += 1;
+                    return Ok(());
+                }
+                _ => return self.err("expected ',' or '}'"),
+            }
+        }
+    }
+}
+
+fn message<'a>(sc: &mut Scan<'a>) -> R<Option<MessageFields<'a>>> {
+    if sc.peek() != Some(b'{') {
+        sc.value()?;
+        return Ok(None);
+    }
+    let mut m = MessageFields::default();
+    sc.object(|k, sc| {
+        let slot = match k {
+            "role" => &mut m.role,
+            "provider" => &mut m.provider,
+            "model" => &mut m.model,
+            "stopReason" => &mut m.stop_reason,
+            "timestamp" => &mut m.timestamp,
+            "usage" => &mut m.usage,
+            "toolName" => &mut m.tool_name,
+            "isError" => &mut m.is_error,
+            "customType" => &mut m.custom_type,
+            _ => return sc.value(),
+        };
+        *slot = Some(sc.raw()?);
+        Ok(())
+    })?;
+    Ok(Some(m))
+}
+
+/// Validates `text` as one JSON value and extracts the indexed fields of a top-level object.
+pub fn scan_line(text: &str) -> Result<LineFields<'_>, ScanError> {
+    let mut sc = Scan { s: text, b: text.as_bytes(), i: 0, stack: Vec::new() };
+    sc.ws();
+    let mut f = LineFields::default();
+    if sc.peek() == Some(b'{') {
+        f.is_object = true;
+        sc.object(|k, sc| {
+            let slot = match k {
+                "type" => &mut f.r#type,
+                "id" => &mut f.id,
+                "parentId" => &mut f.parent_id,
+                "timestamp" => &mut f.timestamp,
+                "message" => {
+                    f.has_message_key = true;
+                    f.message = message(sc)?;
+                    return Ok(());
+                }
+                "targetId" => &mut f.target_id,
+                "label" => &mut f.label,
+                "name" => &mut f.name,
+                "firstKeptEntryId" => &mut f.first_kept_entry_id,
+                "firstKeptEntryIndex" => &mut f.first_kept_entry_index,
+                "fromId" => &mut f.from_id,
+                "summary" => &mut f.summary,
+                "thinkingLevel" => &mut f.thinking_level,
+                "provider" => &mut f.provider,
+                "modelId" => &mut f.model_id,
+                "customType" => &mut f.custom_type,
+                "tokensBefore" => &mut f.tokens_before,
+                "retainedTail" => &mut f.retained_tail,
+                "version" => &mut f.version,
+                "cwd" => &mut f.cwd,
+                "parentSession" => &mut f.parent_session,
+                "kind" => &mut f.kind,
+                "display" => &mut f.display,
+                _ => return sc.value(),
+            };
+            *slot = Some(sc.raw()?);
+            Ok(())
+        })?;
+    } else {
+        sc.value()?;
+    }
+    sc.ws();
+    if sc.i != sc.b.len() {
+        return sc.err("trailing characters");
+    }
+    Ok(f)
+}
+
+/// True when `text` is one JSON value (the same test as [`scan_line`], without extraction).
+pub fn is_json(text: &str) -> bool {
+    let mut sc = Scan { s: text, b: text.as_bytes(), i: 0, stack: Vec::new() };
+    sc.value().is_ok() && {
+        sc.ws();
+        sc.i == sc.b.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn serde_accepts(s: &str) -> bool {
+        serde_json::from_str::<serde::de::IgnoredAny>(s).is_ok()
+    }
+
+    #[test]
+    fn accepts_what_serde_accepts() {
+        let cases = [
+            r#"{"a":1}"#,
+            r#" {"a" : [1, 2.5e-3, -0, true, false, null, {"b":"c\n\u00e9\ud800"}] } "#,
+            r#"{"a":"\/\b\f\n\r\t\"\\"}"#,
+            "{\"a\":1}\r",
+            r#"[]"#,
+            r#"{}"#,
+            r#""s""#,
+            r#"12"#,
+            r#"{"a":1e400}"#,
+            r#"{"a":01}"#,
+            r#"{"a":1.}"#,
+            r#"{"a":.5}"#,
+            r#"{"a":-}"#,
+            r#"{"a":1,}"#,
+            r#"{"a":[1,]}"#,
+            r#"{"a" 1}"#,
+            r#"{a:1}"#,
+            r#"{"a":"x"#,
+            "{\"a\":\"tab\there\"}",
+            r#"{"a":"\x"}"#,
+            r#"{"a":"\u12"}"#,
+            r#"{"a":tru}"#,
+            r#"{"a":1} x"#,
+            r#"{"a":[}"#,
+            r#"{"a":{]}"#,
+            r#"{"a":1}}"#,
+            r#""#,
+            r#"  "#,
+            r#"{"a":"x","a":"y"}"#,
+            r#"{"a":1E+2,"b":1e-2}"#,
+        ];
+        for c in cases {
+            assert_eq!(scan_line(c).is_ok(), serde_accepts(c), "{c:?}");
+            assert_eq!(is_json(c), serde_accepts(c), "{c:?}");
+        }
+    }
+
+    #[test]
+    fn extracts_fields_last_key_wins() {
+        let f = scan_line(r#"{"type":"message","id":"a","id":"b","message":{"role":"user","content":[{"x":"\"}"}],"model":"m"},"parentId":null}"#).unwrap();
+        assert!(f.is_object);
+        assert_eq!(f.id, Some(r#""b""#));
+        assert_eq!(f.parent_id, Some("null"));
+        let m = f.message.unwrap();
+        assert_eq!(m.role, Some(r#""user""#));
+        assert_eq!(m.model, Some(r#""m""#));
+        let e = scan_line(r#"{"t\u0079pe":"label"}"#).unwrap();
+        assert_eq!(e.r#type, Some(r#""label""#));
+    }
+
+    #[test]
+    fn deep_nesting_has_no_limit() {
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert!(is_json(&deep));
+        assert!(!is_json(&format!("{}{}", "[".repeat(1000), "]".repeat(999))));
+    }
+
+    #[test]
+    fn control_characters_anywhere_in_a_long_string() {
+        for pos in 0..40 {
+            let mut s = "x".repeat(40);
+            s.replace_range(pos..pos + 1, "\u{1}");
+            assert!(!is_json(&format!("\"{s}\"")), "{pos}");
+        }
+        assert!(is_json(&format!("\"{}\"", "é\u{7f}".repeat(20))));
+    }
+}
