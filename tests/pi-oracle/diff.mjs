@@ -640,9 +640,8 @@ async function checkFile(oracle, item) {
 
 /**
  * `pi-session list` against pi's `SessionManager.list` for one sessions folder: id, cwd,
- * name, parentSession, message count, created and modified times, first user message.
- * Our list shows the first message folded (whitespace runs as one space, at most 500
- * characters): that presentation is applied to pi's text before comparing.
+ * name, parentSession, message count, created and modified times, first user message
+ * (exactly as pi gives it).
  */
 async function checkList(oracle, root, dir) {
 	const out = { file: `${relative(root, dir)} (list)`, unexpected: [], documented: [], contexts: 0, rows: 0 };
@@ -657,10 +656,6 @@ async function checkList(oracle, root, dir) {
 		return out;
 	}
 	const byPath = new Map(mine.json.sessions.map((s) => [relative(dir, s.path), s]));
-	const fold = (t) => {
-		const flat = String(t).trim().split(/\s+/).filter(Boolean).join(" ");
-		return [...flat].length > 500 ? `${[...flat].slice(0, 500).join("")}…` : flat;
-	};
 	for (const p of pi.list) {
 		const m = byPath.get(p.path);
 		byPath.delete(p.path);
@@ -677,7 +672,7 @@ async function checkList(oracle, root, dir) {
 			["messageCount", p.messageCount, m.messageCount],
 			["created", p.created, Date.parse(m.timestamp)],
 			["modified", p.modified, m.modified],
-			["firstMessage", p.firstMessage === "(no messages)" ? null : fold(p.firstMessage), m.firstUserMessage],
+			["firstMessage", p.firstMessage === "(no messages)" ? null : p.firstMessage, m.firstUserMessage],
 		];
 		for (const [k, a, b] of facets) if (!same(a, b)) out.unexpected.push(`${p.path}: list ${k}: pi ${short(a)} | ours ${short(b)}`);
 	}

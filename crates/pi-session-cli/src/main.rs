@@ -112,6 +112,12 @@ enum Cmd {
 }
 
 fn main() -> ExitCode {
+    // Text output is printed line by line; a closed pipe (`| head`) ends the process quietly
+    // instead of a panic on the next write.
+    #[cfg(unix)]
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     match run(cli.cmd, cli.read_only) {
         Ok(code) => code,
@@ -123,11 +129,14 @@ fn main() -> ExitCode {
 }
 
 fn print_json<T: Serialize>(v: &T) -> Result<(), Error> {
-    let mut out = std::io::stdout().lock();
-    serde_json::to_writer(&mut out, v).map_err(|e| Error::Invalid(e.to_string()))?;
     use std::io::Write;
-    let _ = writeln!(out);
-    Ok(())
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let done = serde_json::to_writer(&mut out, v).map_err(std::io::Error::from).and_then(|_| writeln!(out)).and_then(|_| out.flush());
+    match done {
+        // The reader went away (`| head`): stop quietly, as other command-line tools do.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        r => r.map_err(|e| Error::Invalid(e.to_string())),
+    }
 }
 
 fn write_opts(sessions: &RootArg, read_only: bool) -> WriteOptions {

@@ -848,7 +848,7 @@ pub fn title_of(s: &SessionSummary) -> String {
     s.name
         .clone()
         .filter(|n| !n.is_empty())
-        .or_else(|| s.first_user_message.clone().filter(|m| !m.is_empty()))
+        .or_else(|| s.first_user_message.as_deref().filter(|m| !m.is_empty()).map(|m| crate::view::fold(m, 200)))
         .unwrap_or_else(|| s.path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default())
 }
 
@@ -860,7 +860,7 @@ fn session_row(s: &SessionSummary, f: &crate::forks::ForkInfo) -> SessionRow {
         cwd: s.cwd.clone(),
         title: title_of(s),
         name: s.name.clone(),
-        first_user_message: s.first_user_message.clone(),
+        first_user_message: s.first_user_message.as_deref().map(|m| crate::view::fold(m, 300)),
         created: s.timestamp.clone(),
         modified: s.modified,
         entry_count: s.entry_count as u32,

@@ -124,7 +124,11 @@ pub fn fork_diagnostics(root: &Path, sessions: &[SessionSummary]) -> Vec<Vec<Dia
 /// Fork edges without fork points: statuses, resolved parent paths, and for each session the
 /// parent file to compare with (when there is one and no cycle).
 fn fork_links(root: &Path, sessions: &[SessionSummary]) -> (Vec<ForkInfo>, Vec<Option<PathBuf>>) {
-    let by_path: HashMap<PathBuf, usize> = sessions.iter().enumerate().map(|(i, s)| (canon(&s.path), i)).collect();
+    // Sessions by path as listed; a parent path that does not match as written is resolved
+    // (symlinks, `..`) and matched against the listed paths resolved the same way. Resolving
+    // costs a system call per folder in the path, so it is done only when needed.
+    let by_path: HashMap<&Path, usize> = sessions.iter().enumerate().map(|(i, s)| (s.path.as_path(), i)).collect();
+    let mut canon_root: Option<PathBuf> = None;
     // parent index of each session (None: no parentSession or parent missing)
     let mut parent_ix: Vec<Option<usize>> = vec![None; sessions.len()];
     let mut out: Vec<ForkInfo> = Vec::with_capacity(sessions.len());
@@ -139,9 +143,14 @@ fn fork_links(root: &Path, sessions: &[SessionSummary]) -> (Vec<ForkInfo>, Vec<O
         };
         if let Some(ps) = &s.parent_session {
             let (pp, _) = resolve_parent(ps, s.cwd.as_deref(), root);
-            let key = canon(&pp);
             info.parent_path = Some(pp.clone());
-            match by_path.get(&key) {
+            let found = by_path.get(pp.as_path()).copied().or_else(|| {
+                let real = canon(&pp);
+                let croot = canon_root.get_or_insert_with(|| canon(root));
+                let rel = real.strip_prefix(&*croot).ok()?;
+                by_path.get(root.join(rel).as_path()).copied()
+            });
+            match found.as_ref() {
                 Some(&j) => parent_ix[i] = Some(j),
                 None if pp.is_file() => {}
                 None => info.status = ForkStatus::ParentMissing,

@@ -77,13 +77,19 @@ impl SessionSummary {
         }
         let header_ts = h.and_then(|h| h.timestamp.as_deref()).and_then(crate::json::parse_iso_ms);
         let mtime = (ix.stamp.mtime_ns > 0).then_some((ix.stamp.mtime_ns / 1_000_000) as f64);
-        let first_user_message = first_user.and_then(|i| {
+        // pi's list: the text of the first user message that has any (text blocks joined by a
+        // space), as written.
+        let first_user_message = first_user.and_then(|first| {
             let mut r = match bytes {
                 Some(b) => BodyReader::from_memory(ix, b),
                 None => BodyReader::open(ix).ok()?,
             };
-            let text = r.line(i).ok()?;
-            Some(crate::view::first_text_of_line(&text, 500))
+            ix.entries[first as usize..]
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.is_user())
+                .take(64)
+                .find_map(|(k, _)| r.line(first + k as u32).ok().and_then(|t| crate::view::user_text_of_line(&t)).filter(|t| !t.is_empty()))
         });
         SessionSummary {
             path: ix.path.clone(),

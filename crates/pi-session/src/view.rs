@@ -132,6 +132,23 @@ pub fn content_text(content: &serde_json::Value) -> String {
     }
 }
 
+/// The text pi's session list takes from a message line: a string `content` as is, else the
+/// `text` of its text blocks joined by a space. `None` when the message has no `content`.
+pub fn user_text_of_line(line: &str) -> Option<String> {
+    let v = crate::preview::line_value(line);
+    let content = v.get("message")?.get("content")?;
+    Some(match content {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Array(blocks) => blocks
+            .iter()
+            .filter(|b| b.get("type").and_then(|t| t.as_str()) == Some("text"))
+            .map(|b| b.get("text").and_then(|t| t.as_str()).unwrap_or(""))
+            .collect::<Vec<_>>()
+            .join(" "),
+        _ => String::new(),
+    })
+}
+
 /// The first `max` characters of the text of a message line's content, whitespace folded.
 pub fn first_text_of_line(line: &str, max: usize) -> String {
     let fixed;
