@@ -1,9 +1,6 @@
 //! The JSON shapes of `pi-session tree` and `pi-session context` (a contract other tools and
 //! the tests rely on), and small text helpers.
 
-use std::path::PathBuf;
-
-use indexmap::IndexMap;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
@@ -12,69 +9,97 @@ use crate::diag::Diagnostic;
 use crate::tree::Leaf;
 use crate::{Error, Session};
 
-#[derive(Debug, Serialize)]
+/// `pi-session tree --json`: borrowed from the session and written as it is serialised (a
+/// 200k-entry tree is not copied into strings first).
+#[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct TreeEntry {
-    pub id: Option<String>,
-    pub parent_id: Option<String>,
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub role: Option<String>,
-    pub line: u32,
-}
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TreeJson {
-    pub path: PathBuf,
+pub struct TreeJson<'a> {
+    pub path: &'a std::path::Path,
     pub header: serde_json::Value,
     pub version: Option<f64>,
-    pub leaf_id: Option<String>,
-    pub active_path: Vec<String>,
-    pub roots: Vec<String>,
-    pub children: IndexMap<String, Vec<String>>,
-    pub labels: IndexMap<String, String>,
-    pub name: Option<String>,
-    pub entries: Vec<TreeEntry>,
+    pub leaf_id: Option<&'a str>,
+    pub active_path: Ids<'a>,
+    pub roots: Ids<'a>,
+    pub children: Children<'a>,
+    pub labels: Labels<'a>,
+    pub name: Option<&'a str>,
+    pub entries: Entries<'a>,
     pub diagnostics: Vec<Diagnostic>,
     pub read_only: Option<crate::ReadOnlyReason>,
 }
 
-impl TreeJson {
-    pub fn of(s: &Session) -> TreeJson {
+impl<'a> TreeJson<'a> {
+    pub fn of(s: &'a Session) -> TreeJson<'a> {
         let ix = &s.index;
-        let t = &s.tree;
-        let id = |i: &u32| s.id_of(*i).to_string();
-        let mut children = IndexMap::new();
-        for (i, c) in t.children.iter().enumerate() {
-            if !c.is_empty() {
-                children.insert(s.id_of(i as u32).to_string(), c.iter().map(id).collect());
-            }
-        }
         TreeJson {
-            path: ix.path.clone(),
+            path: &ix.path,
             header: ix.header.as_ref().map(|h| h.json()).unwrap_or(serde_json::Value::Null),
             version: ix.header.as_ref().and_then(|h| h.version),
-            leaf_id: s.leaf_id().map(str::to_string),
-            active_path: t.active_path().iter().map(id).collect(),
-            roots: t.roots.iter().map(id).collect(),
-            children,
-            labels: t.labels.iter().map(|(k, v)| (k.to_string(), v.text.clone())).collect(),
-            name: t.name.clone(),
-            entries: ix
-                .entries
-                .iter()
-                .map(|e| TreeEntry {
-                    id: e.id.as_ref().map(|s| s.to_string()),
-                    parent_id: e.parent.id().map(|s| s.to_string()),
-                    kind: e.kind.as_str().to_string(),
-                    role: e.role().and_then(|r| r.as_str()).map(str::to_string),
-                    line: e.line,
-                })
-                .collect(),
+            leaf_id: s.leaf_id(),
+            active_path: Ids(s, s.tree.active_path().into()),
+            roots: Ids(s, s.tree.roots.as_slice().into()),
+            children: Children(s),
+            labels: Labels(s),
+            name: s.tree.name.as_deref(),
+            entries: Entries(s),
             diagnostics: s.diagnostics(),
             read_only: ix.read_only(),
         }
+    }
+}
+
+/// Entry indexes written as their ids.
+pub struct Ids<'a>(&'a Session, std::borrow::Cow<'a, [u32]>);
+
+impl Serialize for Ids<'_> {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        ser.collect_seq(self.1.iter().map(|&i| self.0.id_of(i)))
+    }
+}
+
+/// `{"<id>": [child ids in pi's order]}` for entries with children.
+pub struct Children<'a>(&'a Session);
+
+impl Serialize for Children<'_> {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        let s = self.0;
+        ser.collect_map(s.tree.children.iter().enumerate().filter(|(_, c)| !c.is_empty()).map(|(i, c)| {
+            (s.id_of(i as u32), Ids(s, c.as_slice().into()))
+        }))
+    }
+}
+
+/// `{"<id>": "label"}` in pi's label-map order.
+pub struct Labels<'a>(&'a Session);
+
+impl Serialize for Labels<'_> {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        ser.collect_map(self.0.tree.labels.iter().map(|(k, v)| (k.as_str(), v.text.as_str())))
+    }
+}
+
+/// `[{"id","parentId","type","role","line"}]`, one per entry line.
+pub struct Entries<'a>(&'a Session);
+
+impl Serialize for Entries<'_> {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct E<'b> {
+            id: Option<&'b str>,
+            parent_id: Option<&'b str>,
+            #[serde(rename = "type")]
+            kind: &'b str,
+            role: Option<&'b str>,
+            line: u32,
+        }
+        ser.collect_seq(self.0.index.entries.iter().map(|e| E {
+            id: e.id.as_deref(),
+            parent_id: e.parent.id().map(|p| p.as_str()),
+            kind: e.kind.as_str(),
+            role: e.role().and_then(|r| r.as_str()),
+            line: e.line,
+        }))
     }
 }
 

@@ -747,7 +747,7 @@ fn fork_tree_json_header() {
     let f = check_fork(&p, Some("e0000006"), &fx.opts());
     let t = TreeJson::of(&Session::open(&f).unwrap());
     assert_eq!(t.header["parentSession"], p.to_str().unwrap());
-    assert_eq!(t.leaf_id.as_deref(), Some("e0000006"));
+    assert_eq!(t.leaf_id, Some("e0000006"));
     assert_eq!(t.version, Some(3.0));
 }
 
