@@ -745,7 +745,8 @@ fn fork_tree_json_header() {
     let fx = Fx::new();
     let p = fx.file("src.jsonl", &branchy(), "\n", false, true);
     let f = check_fork(&p, Some("e0000006"), &fx.opts());
-    let t = TreeJson::of(&Session::open(&f).unwrap());
+    let s = Session::open(&f).unwrap();
+    let t = TreeJson::of(&s);
     assert_eq!(t.header["parentSession"], p.to_str().unwrap());
     assert_eq!(t.leaf_id, Some("e0000006"));
     assert_eq!(t.version, Some(3.0));
