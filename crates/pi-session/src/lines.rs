@@ -112,8 +112,20 @@ mod tests {
 /// Like [`for_each_line`], but hands over the complete lines of each buffer (about `target`
 /// bytes) at once, so the caller can work on a batch in parallel; the last line, when it has
 /// no newline, comes alone in a final batch.
-pub fn for_each_batch<R: Read>(mut r: R, offset: u64, first_line: u32, target: usize, mut sink: impl FnMut(&[RawLine<'_>])) -> io::Result<u64> {
-    let mut buf: Vec<u8> = vec![0; target.max(CHUNK)];
+/// `expected` (the bytes left to read, when known) keeps the buffer small for small files.
+pub fn for_each_batch<R: Read>(
+    mut r: R,
+    offset: u64,
+    first_line: u32,
+    target: usize,
+    expected: Option<u64>,
+    mut sink: impl FnMut(&[RawLine<'_>]),
+) -> io::Result<u64> {
+    let size = match expected {
+        Some(n) => (n as usize).saturating_add(1).clamp(4096, target.max(CHUNK)),
+        None => target.max(CHUNK),
+    };
+    let mut buf: Vec<u8> = vec![0; size];
     let mut end = 0usize;
     let mut base = offset;
     let mut line = first_line;
@@ -167,7 +179,7 @@ mod batch_tests {
         }
         data.extend_from_slice(b"tail");
         let mut seen = Vec::new();
-        for_each_batch(&data[..], 0, 1, 4096, |b| {
+        for_each_batch(&data[..], 0, 1, 4096, Some(100), |b| {
             for l in b {
                 seen.push((l.number, l.offset, l.bytes.to_vec(), l.terminated));
             }

@@ -288,6 +288,7 @@ impl SessionIndex {
         let first_new_entry = self.entries.len();
         f.seek(SeekFrom::Start(self.committed_len)).map_err(|e| Error::io(&self.path, e))?;
         let start = self.committed_len;
+        self.stamp.len = stamp.len;
         self.read_from(f, start).map_err(|e| Error::io(&self.path, e))?;
         if self.needs_full_reload() {
             // A v1/v2 header came with these lines: its migration rewrites the earlier entries too.
@@ -352,7 +353,8 @@ impl SessionIndex {
         let mut committed_len = self.committed_len;
         let mut pending: Vec<Diagnostic> = Vec::new();
         let mut checkpointed = false;
-        let n = for_each_batch(r, offset, first_line, BATCH, |batch| {
+        let expected = self.stamp.len.checked_sub(offset).filter(|&n| n > 0);
+        let n = for_each_batch(r, offset, first_line, BATCH, expected, |batch| {
             // Big batches: parse the lines on all cores first; the state (header, ids,
             // findings) is then applied in file order, exactly as for one line at a time.
             let bytes: usize = batch.iter().map(|l| l.bytes.len()).sum();

@@ -39,6 +39,7 @@ const LO: u64 = 0x0101_0101_0101_0101;
 
 /// True when a byte below 0x20 is in `span` (a control character inside a string).
 #[inline]
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 fn has_control(span: &[u8]) -> bool {
     let mut chunks = span.chunks_exact(8);
     for c in &mut chunks {
@@ -49,6 +50,44 @@ fn has_control(span: &[u8]) -> bool {
         }
     }
     chunks.remainder().iter().any(|&b| b < 0x20)
+}
+
+/// The first `"`, `\\` or control character (below 0x20) in `b`: the bytes that end a run of
+/// plain string content.
+#[inline]
+fn special(b: &[u8]) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SSE2 is part of x86_64: 16 bytes per step, one pass.
+        use std::arch::x86_64::*;
+        let mut i = 0;
+        // SAFETY: SSE2 is always available on x86_64; loads are unaligned and in bounds.
+        unsafe {
+            let quote = _mm_set1_epi8(b'"' as i8);
+            let slash = _mm_set1_epi8(b'\\' as i8);
+            let ctl = _mm_set1_epi8(0x1f);
+            while i + 16 <= b.len() {
+                let x = _mm_loadu_si128(b.as_ptr().add(i) as *const __m128i);
+                // x <= 0x1f (unsigned) exactly when max(x, 0x1f) == 0x1f.
+                let low = _mm_cmpeq_epi8(_mm_max_epu8(x, ctl), ctl);
+                let hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, slash)), low);
+                let mask = _mm_movemask_epi8(hit);
+                if mask != 0 {
+                    return Some(i + mask.trailing_zeros() as usize);
+                }
+                i += 16;
+            }
+        }
+        b[i..].iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20).map(|p| p + i)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let p = memchr::memchr2(b'"', b'\\', b)?;
+        if has_control(&b[..p]) {
+            return b[..p].iter().position(|&c| c < 0x20);
+        }
+        Some(p)
+    }
 }
 
 impl<'a> Scan<'a> {
@@ -88,14 +127,13 @@ impl<'a> Scan<'a> {
         let mut escaped = false;
         loop {
             let rest = &self.b[self.i..];
-            let Some(p) = memchr::memchr2(b'"', b'\\', rest) else {
+            let Some(p) = special(rest) else {
                 return self.err("unterminated string");
             };
-            if has_control(&rest[..p]) {
-                self.i += rest[..p].iter().position(|&b| b < 0x20).unwrap_or(0);
+            self.i += p;
+            if self.b[self.i] < 0x20 {
                 return self.err("control character in string");
             }
-            self.i += p;
             if self.b[self.i] == b'"' {
                 self.i += 1;
                 return Ok(escaped);

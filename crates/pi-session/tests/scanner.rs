@@ -83,6 +83,12 @@ fn check(s: &str) {
     let reference = parse_line_serde(s);
     // serde refuses lone surrogate escapes where it decodes strings; JSON.parse (and the
     // scanner) accept them. Compare acceptance against serde on the repaired text then.
+    // A value that is not an object is decoded by the reference (a number beyond f64, a lone
+    // surrogate are refused there); JSON.parse accepts them, as serde does when it skips.
+    if reference.is_err() && !s.trim_start().starts_with('{') {
+        assert_eq!(fast.is_ok(), serde_json::from_str::<serde::de::IgnoredAny>(s).is_ok(), "acceptance differs for {s:?}");
+        return;
+    }
     if reference.is_err() && pi_session::json::has_lone_surrogate(s) {
         let repaired = pi_session::json::replace_lone_surrogates(s);
         assert_eq!(fast.is_ok(), parse_line_serde(&repaired).is_ok(), "acceptance differs for {s:?}");
