@@ -78,8 +78,12 @@ impl ContextPlan {
                 (Kind::ModelChange, Detail::ModelChange { provider, model_id }) => {
                     model = Some(ModelRef { provider: provider.as_ref().map(|s| s.to_string()), model_id: model_id.as_ref().map(|s| s.to_string()) })
                 }
-                (Kind::Message, Detail::Message { role: Role::Assistant, provider, model: m, .. }) => {
-                    model = Some(ModelRef { provider: provider.as_ref().map(|s| s.to_string()), model_id: m.as_ref().map(|s| s.to_string()) })
+                (Kind::Message, Detail::Message { role: Role::Assistant, meta, .. }) => {
+                    let m = meta.as_deref();
+                    model = Some(ModelRef {
+                        provider: m.and_then(|m| m.provider.as_ref()).map(|s| s.to_string()),
+                        model_id: m.and_then(|m| m.model.as_ref()).map(|s| s.to_string()),
+                    })
                 }
                 (Kind::Compaction, _) => compaction_pos = Some(pos),
                 _ => {}

@@ -20,7 +20,7 @@ pub enum Kind {
     Label,
     SessionInfo,
     Leaf,
-    Other(CompactString),
+    Other(Box<str>),
 }
 
 impl Kind {
@@ -76,7 +76,7 @@ pub enum Role {
     Custom,
     /// v2 files only; migrated to `custom`.
     HookMessage,
-    Other(CompactString),
+    Other(Box<str>),
     /// No `role` string, or no `message` object.
     None,
 }
@@ -142,6 +142,17 @@ pub struct Usage {
     pub cost: f64,
 }
 
+/// The fields of an assistant or tool message the index keeps.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MessageMeta {
+    pub provider: Option<CompactString>,
+    pub model: Option<CompactString>,
+    pub stop_reason: Option<CompactString>,
+    pub usage: Option<Usage>,
+    pub tool_name: Option<CompactString>,
+    pub is_error: bool,
+}
+
 /// The type-specific fields indexing needs.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Detail {
@@ -150,12 +161,9 @@ pub enum Detail {
         role: Role,
         /// `message.timestamp` (ms) when it is a number.
         msg_ts: Option<f64>,
-        provider: Option<CompactString>,
-        model: Option<CompactString>,
-        stop_reason: Option<CompactString>,
-        usage: Option<Box<Usage>>,
-        tool_name: Option<CompactString>,
-        is_error: bool,
+        /// Model, usage and tool fields, when the message has any (kept out of line so that
+        /// the skeleton of every line stays small).
+        meta: Option<Box<MessageMeta>>,
     },
     ThinkingLevel(Option<CompactString>),
     ModelChange { provider: Option<CompactString>, model_id: Option<CompactString> },
@@ -193,6 +201,18 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// Model, usage and tool fields of a message entry.
+    pub fn meta(&self) -> Option<&MessageMeta> {
+        match &self.detail {
+            Detail::Message { meta, .. } => meta.as_deref(),
+            _ => None,
+        }
+    }
+
+    pub fn usage(&self) -> Option<&Usage> {
+        self.meta().and_then(|m| m.usage.as_ref())
+    }
+
     pub fn role(&self) -> Option<&Role> {
         match &self.detail {
             Detail::Message { role, .. } => Some(role),
@@ -353,26 +373,19 @@ pub fn classify(f: &LineFields<'_>, line: u32, offset: u64, len: u32) -> Parsed 
 
 fn message_detail(m: Option<&MessageFields<'_>>) -> Detail {
     let Some(m) = m else {
-        return Detail::Message {
-            role: Role::None,
-            msg_ts: None,
-            provider: None,
-            model: None,
-            stop_reason: None,
-            usage: None,
-            tool_name: None,
-            is_error: false,
-        };
+        return Detail::Message { role: Role::None, msg_ts: None, meta: None };
     };
     let role = Role::from_loose(m.role.map(Loose::from_raw));
-    Detail::Message {
-        msg_ts: num(m.timestamp),
-        provider: cs(m.provider),
-        model: cs(m.model),
-        stop_reason: cs(m.stop_reason),
-        usage: m.usage.and_then(usage_of).map(Box::new),
-        tool_name: cs(m.tool_name),
-        is_error: m.is_error == Some("true"),
-        role,
-    }
+    let has_meta = m.provider.is_some() || m.model.is_some() || m.stop_reason.is_some() || m.usage.is_some() || m.tool_name.is_some() || m.is_error.is_some();
+    let meta = has_meta.then(|| {
+        Box::new(MessageMeta {
+            provider: cs(m.provider),
+            model: cs(m.model),
+            stop_reason: cs(m.stop_reason),
+            usage: m.usage.and_then(usage_of),
+            tool_name: cs(m.tool_name),
+            is_error: m.is_error == Some("true"),
+        })
+    });
+    Detail::Message { msg_ts: num(m.timestamp), meta, role }
 }

@@ -461,7 +461,7 @@ impl Explorer {
         let path_nodes = s.tree.path_to(i);
         let (mut path_tokens, mut path_cost) = (0.0, 0.0);
         for &p in &path_nodes {
-            if let Detail::Message { usage: Some(u), .. } = &s.index.entries[p as usize].detail {
+            if let Some(u) = s.index.entries[p as usize].usage() {
                 path_tokens += u.total_tokens;
                 path_cost += u.cost;
             }
@@ -482,10 +482,7 @@ impl Explorer {
             depth: s.tree.depth[i as usize],
             child_ids: s.tree.children[i as usize].iter().map(|&c| s.id_of(c).to_string()).collect(),
             raw,
-            usage: match &e.detail {
-                Detail::Message { usage, .. } => usage.as_deref().copied(),
-                _ => None,
-            },
+            usage: e.usage().copied(),
             path_tokens,
             path_cost,
             model: plan.model,
@@ -905,8 +902,8 @@ fn token_estimate(s: &Session, plan: &ContextPlan, reader: &mut BodyReader<'_>) 
     let last = plan.items.iter().rposition(|it| {
         it.kind == ItemKind::Message
             && matches!(&s.index.entries[it.entry as usize].detail,
-                Detail::Message { role: Role::Assistant, usage: Some(_), stop_reason, .. }
-                    if !matches!(stop_reason.as_deref(), Some("aborted") | Some("error")))
+                Detail::Message { role: Role::Assistant, meta: Some(m), .. }
+                    if m.usage.is_some() && !matches!(m.stop_reason.as_deref(), Some("aborted") | Some("error")))
     });
     let from = last.unwrap_or(0);
     let mut msgs = Vec::new();

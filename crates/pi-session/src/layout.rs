@@ -316,13 +316,10 @@ fn finite(x: f64) -> Option<f64> {
 }
 
 fn usage_of(e: &Entry) -> Option<(f64, f64)> {
-    match &e.detail {
-        Detail::Message { usage: Some(u), .. } => {
-            let t = if u.total_tokens != 0.0 { u.total_tokens } else { u.input + u.output + u.cache_read + u.cache_write };
-            Some((t, u.cost))
-        }
-        _ => None,
-    }
+    e.usage().map(|u| {
+        let t = if u.total_tokens != 0.0 { u.total_tokens } else { u.input + u.output + u.cache_read + u.cache_write };
+        (t, u.cost)
+    })
 }
 
 /// Worst severity per line of a session's findings.
@@ -542,7 +539,10 @@ impl Layout {
         let collapsed = self.collapsed.binary_search_by_key(&r, |c| c.0).ok().map(|k| self.collapsed[k].1);
         let usage = usage_of(ent);
         let (detail, is_error) = match &ent.detail {
-            Detail::Message { tool_name, is_error, .. } => (tool_name.as_ref().map(|t| t.to_string()), *is_error),
+            Detail::Message { meta, .. } => {
+                let m = meta.as_deref();
+                (m.and_then(|m| m.tool_name.as_ref()).map(|t| t.to_string()), m.is_some_and(|m| m.is_error))
+            }
             Detail::ModelChange { provider, model_id } => {
                 (Some(format!("{}/{}", provider.as_deref().unwrap_or("?"), model_id.as_deref().unwrap_or("?"))), false)
             }

@@ -58,7 +58,8 @@ impl SessionSummary {
         let mut newest: Option<f64> = None;
         let mut first_user = None;
         for (i, e) in ix.entries.iter().enumerate() {
-            if let Detail::Message { role, usage, msg_ts, .. } = &e.detail {
+            if let Detail::Message { role, meta, msg_ts } = &e.detail {
+                let usage = meta.as_deref().and_then(|m| m.usage.as_ref());
                 message_count += 1;
                 if let Some(u) = usage {
                     tokens += u.total_tokens;
