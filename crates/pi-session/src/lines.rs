@@ -194,3 +194,127 @@ mod batch_tests {
         assert_eq!(seen, want);
     }
 }
+
+/// One line of an [`OwnedBatch`]: `buf[start..end]`.
+#[derive(Debug, Clone, Copy)]
+pub struct Span {
+    pub number: u32,
+    pub offset: u64,
+    pub start: usize,
+    pub end: usize,
+    pub terminated: bool,
+}
+
+/// Complete lines read together, owning their bytes (so the next batch can be read and
+/// parsed while this one is used).
+pub struct OwnedBatch {
+    pub buf: Vec<u8>,
+    pub lines: Vec<Span>,
+}
+
+impl OwnedBatch {
+    pub fn line(&self, s: &Span) -> RawLine<'_> {
+        RawLine { number: s.number, offset: s.offset, bytes: &self.buf[s.start..s.end], terminated: s.terminated }
+    }
+    pub fn bytes(&self) -> usize {
+        self.buf.len()
+    }
+}
+
+/// Reads a stream as batches of about `target` bytes of complete lines; a last line without a
+/// newline comes alone in the final batch.
+pub struct BatchReader<R> {
+    r: R,
+    carry: Vec<u8>,
+    base: u64,
+    line: u32,
+    eof: bool,
+    target: usize,
+    start: u64,
+}
+
+impl<R: Read> BatchReader<R> {
+    pub fn new(r: R, offset: u64, first_line: u32, target: usize) -> Self {
+        BatchReader { r, carry: Vec::new(), base: offset, line: first_line, eof: false, target: target.max(4096), start: offset }
+    }
+
+    /// Bytes consumed so far (complete lines and a final unterminated one).
+    pub fn consumed(&self) -> u64 {
+        self.base - self.start
+    }
+
+    pub fn next_batch(&mut self) -> io::Result<Option<OwnedBatch>> {
+        let mut buf = std::mem::take(&mut self.carry);
+        loop {
+            let want = buf.len() + self.target;
+            while !self.eof && buf.len() < want {
+                let have = buf.len();
+                buf.resize(want, 0);
+                match self.r.read(&mut buf[have..]) {
+                    Ok(0) => {
+                        buf.truncate(have);
+                        self.eof = true;
+                    }
+                    Ok(n) => buf.truncate(have + n),
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => buf.truncate(have),
+                    Err(e) => return Err(e),
+                }
+            }
+            match memchr::memrchr(b'\n', &buf) {
+                Some(last) => {
+                    self.carry = buf[last + 1..].to_vec();
+                    buf.truncate(last + 1);
+                    let mut lines = Vec::with_capacity(buf.len() / 512 + 1);
+                    let mut start = 0usize;
+                    for nl in memchr::memchr_iter(b'\n', &buf) {
+                        lines.push(Span { number: self.line, offset: self.base + start as u64, start, end: nl, terminated: true });
+                        self.line = self.line.saturating_add(1);
+                        start = nl + 1;
+                    }
+                    self.base += buf.len() as u64;
+                    return Ok(Some(OwnedBatch { buf, lines }));
+                }
+                None if self.eof => {
+                    if buf.is_empty() {
+                        return Ok(None);
+                    }
+                    let len = buf.len();
+                    let lines = vec![Span { number: self.line, offset: self.base, start: 0, end: len, terminated: false }];
+                    self.base += len as u64;
+                    return Ok(Some(OwnedBatch { buf, lines }));
+                }
+                None => {} // one line longer than the batch: read on
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod owned_batch_tests {
+    use super::*;
+
+    #[test]
+    fn owned_batches_cover_every_line_once() {
+        let mut data = Vec::new();
+        for i in 0..3000 {
+            data.extend_from_slice(format!("line {i} {}\n", "y".repeat(i % 500)).as_bytes());
+        }
+        data.extend_from_slice(b"tail");
+        let mut r = BatchReader::new(&data[..], 10, 1, 4096);
+        let mut seen = Vec::new();
+        while let Some(b) = r.next_batch().unwrap() {
+            for s in &b.lines {
+                let l = b.line(s);
+                seen.push((l.number, l.offset, l.bytes.to_vec(), l.terminated));
+            }
+        }
+        assert_eq!(r.consumed(), data.len() as u64);
+        let mut want = Vec::new();
+        for_each_line(&data[..], 10, 1, |l| {
+            want.push((l.number, l.offset, l.bytes.to_vec(), l.terminated));
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+        assert_eq!(seen, want);
+    }
+}

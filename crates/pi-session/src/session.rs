@@ -16,7 +16,7 @@ use crate::diag::{DiagKind, Diagnostic};
 use crate::entry::{classify, Detail, Entry, Id, Kind, Parent, Parsed, Role};
 use crate::json::{self, is_js_space, parse_line, LineFields, Loose};
 use crate::skeleton::ScanError;
-use crate::lines::{for_each_batch, RawLine};
+use crate::lines::{BatchReader, OwnedBatch, RawLine};
 use crate::Error;
 
 /// id → entry index, with a fast non-cryptographic hash (ids come from one file).
@@ -38,6 +38,22 @@ struct Pre {
 fn pre_text(n: u32, offset: u64, len: u32, text: &str) -> Pre {
     let parsed = parse_line(text).map(|f| f.is_object.then(|| classify(&f, n, offset, len)));
     Pre { parsed, lone_surrogate: json::has_lone_surrogate(text) }
+}
+
+/// Where reading stands while batches are applied.
+struct Applying {
+    committed_len: u64,
+    checkpointed: bool,
+    pending: Vec<Diagnostic>,
+}
+
+/// Parses the lines of a big batch on all cores (small batches are parsed in order).
+fn parse_batch(b: &OwnedBatch) -> Vec<Option<Pre>> {
+    if b.bytes() < PARALLEL_BATCH {
+        return Vec::new();
+    }
+    use rayon::prelude::*;
+    b.lines.par_iter().map(|s| pre_parse(&b.line(s))).collect()
 }
 
 /// Parses a line ahead of the in-order pass when the pass would parse it unchanged: a complete
@@ -350,48 +366,59 @@ impl SessionIndex {
 
     fn read_from<R: io::Read>(&mut self, r: R, offset: u64) -> io::Result<()> {
         let first_line = self.scan.next_line.max(1);
-        let mut committed_len = self.committed_len;
-        let mut pending: Vec<Diagnostic> = Vec::new();
-        let mut checkpointed = false;
         let expected = self.stamp.len.checked_sub(offset).filter(|&n| n > 0);
-        let n = for_each_batch(r, offset, first_line, BATCH, expected, |batch| {
-            // Big batches: parse the lines on all cores first; the state (header, ids,
-            // findings) is then applied in file order, exactly as for one line at a time.
-            let bytes: usize = batch.iter().map(|l| l.bytes.len()).sum();
-            let pre: Vec<Option<Pre>> = if bytes >= PARALLEL_BATCH {
-                use rayon::prelude::*;
-                batch.par_iter().map(pre_parse).collect()
-            } else {
-                Vec::new()
+        let target = expected.map(|n| (n as usize).saturating_add(1).clamp(4096, BATCH)).unwrap_or(BATCH);
+        let mut reader = BatchReader::new(r, offset, first_line, target);
+        let mut st = Applying { committed_len: self.committed_len, checkpointed: false, pending: Vec::new() };
+        // Big files: while one batch is applied in file order (header, ids, findings), the next
+        // one is parsed on the other cores.
+        let mut cur = reader.next_batch()?.map(|b| {
+            let p = parse_batch(&b);
+            (b, p)
+        });
+        while let Some((b, pre)) = cur.take() {
+            let next = reader.next_batch()?;
+            let next_pre = match &next {
+                Some(n) if n.bytes() >= PARALLEL_BATCH => rayon::join(|| parse_batch(n), || self.apply_batch(&b, pre, &mut st)).0,
+                _ => {
+                    self.apply_batch(&b, pre, &mut st);
+                    next.as_ref().map(parse_batch).unwrap_or_default()
+                }
             };
-            let mut pre = pre.into_iter();
-            for line in batch.iter() {
-                let terminated = line.terminated;
-                let end = line.offset + line.bytes.len() as u64 + 1;
-                if !terminated {
-                    // Only the last line can lack its newline: remember the state before it, so a
-                    // later refresh can read it again once it is complete.
-                    self.committed = self.checkpoint();
-                    checkpointed = true;
-                }
-                self.scan.next_line = line.number + 1;
-                self.scan.last_line_terminated = terminated;
-                let p = pre.next().flatten();
-                self.take_line(RawLine { number: line.number, offset: line.offset, bytes: line.bytes, terminated }, p, &mut pending);
-                if !pending.is_empty() {
-                    self.diagnostics.append(&mut pending);
-                }
-                if terminated {
-                    committed_len = end;
-                }
-            }
-        })?;
-        if !checkpointed {
+            cur = next.map(|n| (n, next_pre));
+        }
+        if !st.checkpointed {
             self.committed = self.checkpoint();
         }
-        self.committed_len = committed_len;
-        self.read_len = offset + n;
+        self.committed_len = st.committed_len;
+        self.read_len = offset + reader.consumed();
         Ok(())
+    }
+
+    /// Indexes the lines of one batch in file order, using the lines parsed ahead.
+    fn apply_batch(&mut self, batch: &OwnedBatch, pre: Vec<Option<Pre>>, st: &mut Applying) {
+        let mut pre = pre.into_iter();
+        for span in &batch.lines {
+            let line = batch.line(span);
+            let terminated = line.terminated;
+            let end = line.offset + line.bytes.len() as u64 + 1;
+            if !terminated {
+                // Only the last line can lack its newline: remember the state before it, so a
+                // later refresh can read it again once it is complete.
+                self.committed = self.checkpoint();
+                st.checkpointed = true;
+            }
+            self.scan.next_line = line.number + 1;
+            self.scan.last_line_terminated = terminated;
+            let p = pre.next().flatten();
+            self.take_line(line, p, &mut st.pending);
+            if !st.pending.is_empty() {
+                self.diagnostics.append(&mut st.pending);
+            }
+            if terminated {
+                st.committed_len = end;
+            }
+        }
     }
 
     fn checkpoint(&self) -> Checkpoint {

@@ -100,19 +100,25 @@ impl Tree {
         let mut is_root = vec![false; n];
 
         // Parent lookups are independent: resolve them on all cores (findings in file order).
-        let links: Vec<(Link, Vec<Diagnostic>)> = {
+        // Also notes every parent id that is not in the file (on any line).
+        let links: Vec<(Link, Vec<Diagnostic>, Option<Id>)> = {
             use rayon::prelude::*;
             (0..n)
                 .into_par_iter()
                 .with_min_len(4096)
                 .map(|i| {
                     let mut d = Vec::new();
-                    (link(ix, i, &mut d), d)
+                    let missing = ix.entries[i].parent.id().filter(|p| !ix.by_id.contains_key(*p)).cloned();
+                    (link(ix, i, &mut d), d, missing)
                 })
                 .collect()
         };
-        for (i, (l, mut d)) in links.into_iter().enumerate() {
+        let mut unresolved = std::collections::HashSet::new();
+        for (i, (l, mut d, missing)) in links.into_iter().enumerate() {
             diags.append(&mut d);
+            if let Some(m) = missing {
+                unresolved.insert(m);
+            }
             match l {
                 Link::Out => {}
                 Link::Root => {
@@ -185,16 +191,11 @@ impl Tree {
             leaf,
             diagnostics: diags,
             in_cycle,
-            unresolved: Default::default(),
+            unresolved,
         };
         // Labels and name: replayed over every line in file order, as pi's _buildIndex does.
         for (i, e) in ix.entries.iter().enumerate() {
             t.replay_label_and_name(i as u32, e);
-            if let Parent::Id(p) = &e.parent {
-                if !ix.by_id.contains_key(p) {
-                    t.unresolved.insert(p.clone());
-                }
-            }
         }
         t.reference_diagnostics_from(ix, 0);
         t
