@@ -35,9 +35,13 @@ struct App {
 }
 
 fn app(root: &Path) -> App {
+    app_with(root, false)
+}
+
+fn app_with(root: &Path, read_only: bool) -> App {
     // Keep the listing cache away from the user's cache folder.
     std::env::set_var("PI_SESSION_CACHE_DIR", std::env::temp_dir().join(format!("pi-explorer-test-cache-{}", std::process::id())));
-    let explorer = Arc::new(Explorer::new(root.to_path_buf(), "flag", false));
+    let explorer = Arc::new(Explorer::new(root.to_path_buf(), "flag", read_only));
     // The real context: the capabilities of src-tauri/capabilities decide what IPC may call.
     let app = pi_session_explorer::with_commands(mock_builder(), explorer).build(pi_session_explorer::context()).unwrap();
     let webview = WebviewWindowBuilder::new(&app, "main", Default::default()).build().unwrap();
@@ -127,4 +131,22 @@ fn unknown_commands_are_refused() {
     let (dir, _) = fixture_root();
     let app = app(dir.path());
     assert!(invoke(&app, "no_such_command", json!({})).is_err());
+}
+
+#[test]
+fn read_only_from_the_command_line_cannot_be_switched_off() {
+    let (dir, file) = fixture_root();
+    let app = app_with(dir.path(), true);
+    let before = std::fs::read(&file).unwrap();
+    let info = invoke(&app, "set_read_only", json!({"on": false})).unwrap();
+    assert_eq!(info["readOnly"], true);
+    assert_eq!(info["readOnlyLocked"], true);
+    let path = file.to_string_lossy().to_string();
+    let err = invoke(&app, "navigate", json!({"path": path, "id": "u1"})).unwrap_err();
+    assert_eq!(err["code"], "read-only-mode");
+    let err = invoke(&app, "fork_session", json!({"path": path, "id": "u1", "position": "at"})).unwrap_err();
+    assert_eq!(err["code"], "read-only-mode");
+    let sw = invoke(&app, "switch_branch", json!({"path": path, "toId": "u3"})).unwrap();
+    assert!(sw["write"].is_null() && sw["note"].is_string(), "{sw}");
+    assert_eq!(std::fs::read(&file).unwrap(), before, "nothing written");
 }

@@ -47,6 +47,8 @@ pub struct AppInfo {
     pub wanted_root: Option<PathBuf>,
     /// No write path is reachable.
     pub read_only: bool,
+    /// Started with `--read-only`: the mode cannot be switched off from the window.
+    pub read_only_locked: bool,
     pub version: String,
 }
 

@@ -79,6 +79,7 @@ pub struct Explorer {
     demo: bool,
     wanted_root: Option<PathBuf>,
     read_only: AtomicBool,
+    read_only_locked: bool,
     sessions: Mutex<HashMap<PathBuf, Cached>>,
     list_state: Arc<Mutex<ListState>>,
     progress: Arc<Mutex<Option<ProgressSink>>>,
@@ -95,6 +96,7 @@ impl Explorer {
             demo: false,
             wanted_root: None,
             read_only: AtomicBool::new(read_only),
+            read_only_locked: read_only,
             sessions: Mutex::new(HashMap::new()),
             list_state: Arc::new(Mutex::new(ListState::default())),
             progress: Arc::new(Mutex::new(None)),
@@ -126,12 +128,14 @@ impl Explorer {
             demo: self.demo,
             wanted_root: self.wanted_root.clone(),
             read_only: self.is_read_only(),
+            read_only_locked: self.read_only_locked,
             version: env!("CARGO_PKG_VERSION").to_string(),
         }
     }
 
+    /// Switches read-only mode; a mode set at start (`--read-only`) stays on.
     pub fn set_read_only(&self, on: bool) -> AppInfo {
-        self.read_only.store(on, Ordering::SeqCst);
+        self.read_only.store(on || self.read_only_locked, Ordering::SeqCst);
         self.app_info()
     }
 

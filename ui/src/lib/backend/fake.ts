@@ -506,6 +506,7 @@ export class FakeBackend implements Backend {
       demo: this.demo,
       wantedRoot: this.demo ? ROOT : null,
       readOnly: this.readOnlyMode,
+      readOnlyLocked: false,
       version: "0.1.0",
     };
   }

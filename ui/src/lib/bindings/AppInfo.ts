@@ -23,4 +23,8 @@ wantedRoot: string | null,
 /**
  * No write path is reachable.
  */
-readOnly: boolean, version: string, };
+readOnly: boolean, 
+/**
+ * Started with `--read-only`: the mode cannot be switched off from the window.
+ */
+readOnlyLocked: boolean, version: string, };
