@@ -103,10 +103,14 @@ pub fn run() {
                 let _ = progress.emit("index-progress", p);
             }));
             let handle = app.handle().clone();
+            let explorer = app.state::<AppState>().explorer.clone();
+            let watched = explorer.clone();
             match pi_session::watch::watch_root(&root, Duration::from_millis(60), move |ev| {
+                watched.root_changed();
                 let _ = handle.emit("root-changed", ev);
             }) {
                 Ok(w) => {
+                    explorer.set_watched();
                     app.manage(w);
                 }
                 Err(e) => tracing::warn!("cannot watch {}: {e}", root.display()),

@@ -63,7 +63,6 @@ pub struct SessionRow {
     /// Session name, else the first user message, else the file name.
     pub title: String,
     pub name: Option<String>,
-    pub first_user_message: Option<String>,
     /// Header timestamp (ISO).
     pub created: Option<String>,
     /// Milliseconds since the epoch.

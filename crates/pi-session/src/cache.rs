@@ -11,7 +11,7 @@ use crate::session::FileStamp;
 use crate::summary::SessionSummary;
 
 /// Bumped whenever what a summary holds or how it is computed changes.
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 
 /// The fork point of a fork, valid while both files are unchanged.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -19,6 +19,8 @@ pub struct CachedFork {
     pub parent: PathBuf,
     pub parent_stamp: FileStamp,
     pub fork_point_id: Option<String>,
+    #[serde(default)]
+    pub fork_point_line: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

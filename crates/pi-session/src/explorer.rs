@@ -64,6 +64,8 @@ struct ListState {
     cache: Option<ListCache>,
     last: Option<Arc<Snapshot>>,
     indexing: bool,
+    /// A watcher reports changes under the root: the last snapshot stays valid until it does.
+    watched: bool,
 }
 
 struct Cached {
@@ -213,6 +215,14 @@ impl Explorer {
     /// many (a first start on a big root) in the background with progress reports, showing
     /// header-only summaries meanwhile.
     pub fn snapshot(&self) -> Arc<Snapshot> {
+        {
+            let st = self.list_state.lock().unwrap();
+            if st.watched && !st.indexing {
+                if let Some(s) = st.last.clone() {
+                    return s;
+                }
+            }
+        }
         let Scan { files, findings } = scan(&self.root);
         let mut st = self.list_state.lock().unwrap();
         let cache = st.cache.get_or_insert_with(|| ListCache::load(&self.root));
@@ -233,9 +243,8 @@ impl Explorer {
         let background = misses.len() > SYNC_FILES || miss_bytes > SYNC_BYTES;
         let mut quick: HashMap<PathBuf, SessionSummary> = HashMap::new();
         if background {
-            for (p, size) in &misses {
-                quick.insert(p.clone(), SessionSummary::quick(p, *size));
-            }
+            use rayon::prelude::*;
+            quick = misses.par_iter().map(|(p, size)| (p.clone(), SessionSummary::quick(p, *size))).collect();
             if !st.indexing {
                 st.indexing = true;
                 self.index_in_background(misses.clone(), stamps.clone());
@@ -270,6 +279,17 @@ impl Explorer {
         let snap = Arc::new(Snapshot { listing, forks, indexed, total, at: Instant::now() });
         st.last = Some(snap.clone());
         snap
+    }
+
+    /// From now on a watcher reports every change under the root ([`Explorer::root_changed`]):
+    /// listings are reused until one comes.
+    pub fn set_watched(&self) {
+        self.list_state.lock().unwrap().watched = true;
+    }
+
+    /// Files under the root changed: the next listing reads them again.
+    pub fn root_changed(&self) {
+        self.list_state.lock().unwrap().last = None;
     }
 
     /// The last snapshot if it is recent, else a new one.
@@ -338,13 +358,6 @@ impl Explorer {
             .iter()
             .zip(forks.iter())
             .map(|(s, f)| {
-                let fork_point_line = match (&f.parent_path, &f.fork_point_id) {
-                    (Some(pp), Some(fp)) => std::fs::canonicalize(pp)
-                        .ok()
-                        .and_then(|real| self.session_at(&real).ok())
-                        .and_then(|ps| ps.read().unwrap().index.entry(fp).map(|e| e.line)),
-                    _ => None,
-                };
                 ForkNode {
                     path: s.path.to_string_lossy().into_owned(),
                     id: s.id.clone(),
@@ -355,7 +368,7 @@ impl Explorer {
                     entry_count: s.entry_count as u32,
                     parent_path: f.parent_path.as_ref().map(|p| p.to_string_lossy().into_owned()),
                     fork_point_id: f.fork_point_id.clone(),
-                    fork_point_line,
+                    fork_point_line: f.fork_point_line,
                     status: status_str(f.status).into(),
                 }
             })
@@ -861,7 +874,6 @@ fn session_row(s: &SessionSummary, f: &crate::forks::ForkInfo) -> SessionRow {
         cwd: s.cwd.clone(),
         title: title_of(s),
         name: s.name.clone(),
-        first_user_message: s.first_user_message.as_deref().map(|m| crate::view::fold(m, 300)),
         created: s.timestamp.clone(),
         modified: s.modified,
         entry_count: s.entry_count as u32,

@@ -29,6 +29,9 @@ pub struct ForkInfo {
     pub parent_session: Option<String>,
     pub parent_path: Option<PathBuf>,
     pub fork_point_id: Option<String>,
+    /// Line of the fork point in the parent file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fork_point_line: Option<u32>,
     pub status: ForkStatus,
 }
 
@@ -62,34 +65,58 @@ pub fn fork_graph(
         let Some(parent_path) = parents[i].clone() else { continue };
         let (Some(child), Some(parent)) = (open(&sessions[i].path), open(&parent_path)) else { continue };
         out[i].fork_point_id = fork_point(&child, &parent);
+        out[i].fork_point_line = out[i].fork_point_id.as_deref().and_then(|id| parent.index.entry(id)).map(|e| e.line);
     }
     out
 }
 
 /// [`fork_graph`] with fork points kept in the listing cache (valid while both files are
 /// unchanged), so only new or changed forks open their files.
+///
+/// Only forks whose file is in the cache (fully indexed) get a fork point; the others keep
+/// `None` until they are indexed. New fork points are computed on all cores.
 pub fn fork_graph_cached(root: &Path, sessions: &[SessionSummary], cache: &mut crate::cache::ListCache) -> Vec<ForkInfo> {
     use crate::cache::CachedFork;
     use crate::session::FileStamp;
+    use rayon::prelude::*;
     let (mut out, parents) = fork_links(root, sessions);
     let stamp = |p: &Path| std::fs::metadata(p).ok().map(|m| FileStamp::of(&m));
+    let mut todo = Vec::new();
     for i in 0..out.len() {
         let Some(parent_path) = parents[i].clone() else { continue };
         let child_path = &sessions[i].path;
+        let Some(entry) = cache.files.get(child_path) else { continue };
         let parent_stamp = stamp(&parent_path);
-        let cached = cache.files.get(child_path).and_then(|c| c.fork.as_ref()).filter(|f| f.parent == parent_path && Some(f.parent_stamp) == parent_stamp);
-        let point = match cached {
-            Some(f) => f.fork_point_id.clone(),
-            None => {
-                let (Ok(child), Ok(parent)) = (Session::open(child_path), Session::open(&parent_path)) else { continue };
-                let p = fork_point(&child, &parent);
-                if let (Some(entry), Some(ps)) = (cache.files.get_mut(child_path), parent_stamp) {
-                    entry.fork = Some(CachedFork { parent: parent_path.clone(), parent_stamp: ps, fork_point_id: p.clone() });
-                }
-                p
+        match entry.fork.as_ref().filter(|f| f.parent == parent_path && Some(f.parent_stamp) == parent_stamp) {
+            Some(f) => {
+                out[i].fork_point_id = f.fork_point_id.clone();
+                out[i].fork_point_line = f.fork_point_line;
             }
-        };
-        out[i].fork_point_id = point;
+            None => todo.push((i, parent_path, parent_stamp)),
+        }
+    }
+    type Found = (usize, PathBuf, Option<FileStamp>, Option<(Option<String>, Option<u32>)>);
+    let found: Vec<Found> = todo
+        .into_par_iter()
+        .map(|(i, parent_path, ps)| {
+            let point = match (Session::open(&sessions[i].path), Session::open(&parent_path)) {
+                (Ok(child), Ok(parent)) => {
+                    let id = fork_point(&child, &parent);
+                    let line = id.as_deref().and_then(|id| parent.index.entry(id)).map(|e| e.line);
+                    Some((id, line))
+                }
+                _ => None,
+            };
+            (i, parent_path, ps, point)
+        })
+        .collect();
+    for (i, parent_path, ps, point) in found {
+        let Some((id, line)) = point else { continue };
+        if let (Some(entry), Some(ps)) = (cache.files.get_mut(&sessions[i].path), ps) {
+            entry.fork = Some(CachedFork { parent: parent_path, parent_stamp: ps, fork_point_id: id.clone(), fork_point_line: line });
+        }
+        out[i].fork_point_id = id;
+        out[i].fork_point_line = line;
     }
     out
 }
@@ -139,6 +166,7 @@ fn fork_links(root: &Path, sessions: &[SessionSummary]) -> (Vec<ForkInfo>, Vec<O
             parent_session: s.parent_session.clone(),
             parent_path: None,
             fork_point_id: None,
+            fork_point_line: None,
             status: ForkStatus::Ok,
         };
         if let Some(ps) = &s.parent_session {

@@ -114,13 +114,13 @@ impl SessionSummary {
         }
     }
 
-    /// A header-only summary from the first 64 KB (id, cwd, parent, first user message), for
+    /// A header-only summary from the first 16 KB (id, cwd, parent, first user message), for
     /// listing a file before its full index is built. Counts are zero.
     pub fn quick(path: &Path, size: u64) -> SessionSummary {
         use std::io::Read;
         let mut head = Vec::new();
         if let Ok(f) = std::fs::File::open(path) {
-            let _ = f.take(64 * 1024).read_to_end(&mut head);
+            let _ = f.take(16 * 1024).read_to_end(&mut head);
         }
         let end = head.iter().rposition(|&b| b == b'\n').map(|p| p + 1).unwrap_or(0);
         head.truncate(end);

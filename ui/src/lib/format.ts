@@ -10,8 +10,17 @@ export function relativeTime(ms: number | null | undefined, now = Date.now()): s
   if (d < hour) return `${Math.floor(d / min)}m ago`;
   if (d < day) return `${Math.floor(d / hour)}h ago`;
   if (d < 2 * day) return "yesterday";
-  if (d < 7 * day) return new Date(ms).toLocaleDateString("en-US", { weekday: "short" });
-  return new Date(ms).toLocaleDateString("en-US", { month: "short", day: "numeric" });
+  if (d < 7 * day) return WEEKDAY.format(new Date(ms));
+  return MONTH_DAY.format(new Date(ms));
+}
+
+// Formatters are made once: `toLocale*String` builds a new one on every call, which is slow.
+const WEEKDAY = new Intl.DateTimeFormat("en-US", { weekday: "short" });
+const NUMBER = new Intl.NumberFormat("en-US");
+
+/** `1,234`. */
+export function num(n: number): string {
+  return NUMBER.format(n);
 }
 
 export function clockTime(ms: number | null | undefined): string {
@@ -60,7 +69,7 @@ export function tokens(v: number | null | undefined): string {
 }
 
 export function count(n: number, one: string, many = one + "s"): string {
-  return `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
+  return `${num(n)} ${n === 1 ? one : many}`;
 }
 
 /** `~` for the home folder, for display. */

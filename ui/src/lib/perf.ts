@@ -13,6 +13,8 @@ export interface PerfHook {
   lastRowsRenderedAt: number;
   frameTimes: number[];
   firstSessionsAt: number;
+  /** Named durations (ms) of steps worth watching in benchmarks. */
+  marks: Record<string, number>;
 }
 
 /**
@@ -35,8 +37,8 @@ declare global {
 }
 
 export function perfHook(): PerfHook {
-  if (typeof window === "undefined") return { ready: false, lastRowsRenderedAt: 0, frameTimes: [], firstSessionsAt: 0 };
-  if (!window.__piExplorer) window.__piExplorer = { ready: false, lastRowsRenderedAt: 0, frameTimes: [], firstSessionsAt: 0 };
+  if (typeof window === "undefined") return { ready: false, lastRowsRenderedAt: 0, frameTimes: [], firstSessionsAt: 0, marks: {} };
+  if (!window.__piExplorer) window.__piExplorer = { ready: false, lastRowsRenderedAt: 0, frameTimes: [], firstSessionsAt: 0, marks: {} };
   return window.__piExplorer;
 }
 

@@ -282,7 +282,6 @@ export class FakeBackend implements Backend {
       cwd: f.header.cwd,
       title,
       name,
-      firstUserMessage: first,
       created: f.header.timestamp,
       modified: modified ?? f.modified,
       entryCount: t.order.length,

@@ -2,6 +2,7 @@
 // Two implementations: `tauri.ts` (the desktop app) and `fake.ts` (an in-memory fake for the browser,
 // the dev server and tests). Nothing else in the UI imports `@tauri-apps/*`.
 
+import { TauriBackend } from "./tauri";
 import type { AppInfo } from "../bindings/AppInfo";
 import type { ContextMessage } from "../bindings/ContextMessage";
 import type { ContextView } from "../bindings/ContextView";
@@ -97,10 +98,7 @@ export function isTauri(): boolean {
 
 /** Picks the implementation: Tauri inside the app, else the in-memory fake. */
 export async function createBackend(): Promise<Backend> {
-  if (isTauri()) {
-    const m = await import("./tauri");
-    return new m.TauriBackend();
-  }
+  if (isTauri()) return new TauriBackend();
   const m = await import("./fake");
   const params = typeof location !== "undefined" ? new URLSearchParams(location.search) : null;
   const big = Number(params?.get("big") ?? 0) || 0;

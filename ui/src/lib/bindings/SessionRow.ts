@@ -7,7 +7,7 @@ export type SessionRow = { path: string, id: string | null, cwd: string | null,
 /**
  * Session name, else the first user message, else the file name.
  */
-title: string, name: string | null, firstUserMessage: string | null, 
+title: string, name: string | null, 
 /**
  * Header timestamp (ISO).
  */

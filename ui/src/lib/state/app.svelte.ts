@@ -112,8 +112,7 @@ export class AppState {
       }),
     );
     try {
-      this.info = await this.backend.appInfo();
-      this.list = await this.backend.listSessions();
+      [this.info, this.list] = await Promise.all([this.backend.appInfo(), this.backend.listSessions()]);
     } catch (e) {
       this.error(e, "Could not read the sessions");
       return;
@@ -155,7 +154,10 @@ export class AppState {
 
   async loadForkGraph() {
     try {
-      this.forkGraph = await this.backend.forkGraph();
+      const t0 = performance.now();
+      const g = await this.backend.forkGraph();
+      perfHook().marks.forkGraphFetched = performance.now() - t0;
+      this.forkGraph = g;
     } catch (e) {
       this.error(e, "Could not build the fork graph");
     }
