@@ -26,6 +26,18 @@ pub struct Options {
     /// Open the bundled demo sessions even when the root exists
     #[arg(long)]
     pub demo: bool,
+    /// The view to start in
+    #[arg(long, value_enum, default_value = "tree")]
+    pub view: View,
+}
+
+/// The centre views.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum View {
+    #[default]
+    Tree,
+    Forks,
+    Transcript,
 }
 
 /// What the commands share.
@@ -52,6 +64,15 @@ fn data_dir() -> PathBuf {
 
 /// Builds the explorer for these options: the root, or the demo when the root is missing.
 pub fn explorer_for(opts: &Options) -> Explorer {
+    let view = match opts.view {
+        View::Tree => "tree",
+        View::Forks => "forks",
+        View::Transcript => "transcript",
+    };
+    explorer_for_root(opts).with_initial_view(view)
+}
+
+fn explorer_for_root(opts: &Options) -> Explorer {
     let root = resolve_root(opts.sessions_dir.as_deref());
     if opts.demo || !root.path.is_dir() {
         match demo::install(&data_dir()) {

@@ -356,14 +356,13 @@ export const specs = [
 			await openSession(d, fx.ids.sessionA);
 			await (await d.find("[data-testid=tab-transcript]")).click();
 			const [b1, b2, b3] = fx.ids.branchUsers;
-			const item = await d.waitFor(`[data-testid=transcript-item][data-id=${q(b3)}]`, { what: "the third branch's user message" });
-			const pos = await item.find("[data-testid=sibling-pos]");
-			assert.equal((await pos.text()).trim(), "3/3");
+			// Elements are looked up afresh each time: the virtualised transcript re-renders items.
+			const at = (id) => `[data-testid=transcript-item][data-id=${q(id)}]`;
+			await d.waitForText(`${at(b3)} [data-testid=sibling-pos]`, "3/3", { what: "the switcher at 3/3" });
 			await h.shot("transcript-3-of-3");
 			const linesBefore = (await fileLines(fx.ids.sessionA)).length;
-			await (await item.find("[data-testid=sibling-prev]")).click();
-			const item2 = await d.waitFor(`[data-testid=transcript-item][data-id=${q(b2)}]`, { what: "the second branch" });
-			assert.equal((await (await item2.find("[data-testid=sibling-pos]")).text()).trim(), "2/3");
+			await (await d.waitFor(`${at(b3)} [data-testid=sibling-prev]`)).click();
+			await d.waitForText(`${at(b2)} [data-testid=sibling-pos]`, "2/3", { what: "the second branch at 2/3" });
 			const view = await (await d.find("[data-testid=transcript-view]")).text();
 			assert.ok(view.includes("Both error pages now use the shared layout."), "the branch's messages are shown");
 			assert.ok(!view.includes("docs/login.md written"), "the other branch is gone");

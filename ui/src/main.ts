@@ -2,6 +2,7 @@ import "./app.css";
 import { mount } from "svelte";
 import App from "./App.svelte";
 import { createBackend } from "./lib/backend";
+import type { Boot } from "./lib/state/app.svelte";
 import { theme } from "./lib/state/theme.svelte";
 import { perfHook } from "./lib/perf";
 
@@ -10,7 +11,13 @@ perfHook();
 
 const target = document.getElementById("app")!;
 createBackend()
-  .then((backend) => mount(App, { target, props: { backend } }))
+  .then((backend) => {
+    // Ask for the session list at once, while the components mount.
+    const boot: Boot = { info: backend.appInfo(), list: backend.listSessions() };
+    boot.info.catch(() => {});
+    boot.list.catch(() => {});
+    return mount(App, { target, props: { backend, boot } });
+  })
   .catch((e) => {
     const p = document.createElement("p");
     p.className = "empty";

@@ -49,6 +49,8 @@ pub struct AppInfo {
     pub read_only: bool,
     /// Started with `--read-only`: the mode cannot be switched off from the window.
     pub read_only_locked: bool,
+    /// The centre view to start in: `tree`, `forks` or `transcript`.
+    pub initial_view: String,
     pub version: String,
 }
 

@@ -82,6 +82,7 @@ pub struct Explorer {
     wanted_root: Option<PathBuf>,
     read_only: AtomicBool,
     read_only_locked: bool,
+    initial_view: String,
     sessions: Mutex<HashMap<PathBuf, Cached>>,
     list_state: Arc<Mutex<ListState>>,
     progress: Arc<Mutex<Option<ProgressSink>>>,
@@ -99,6 +100,7 @@ impl Explorer {
             wanted_root: None,
             read_only: AtomicBool::new(read_only),
             read_only_locked: read_only,
+            initial_view: "tree".into(),
             sessions: Mutex::new(HashMap::new()),
             list_state: Arc::new(Mutex::new(ListState::default())),
             progress: Arc::new(Mutex::new(None)),
@@ -112,6 +114,12 @@ impl Explorer {
         self.demo = true;
         self.wanted_root = Some(wanted);
         self.root_source = "demo".into();
+        self
+    }
+
+    /// The centre view the window starts in (`tree`, `forks`, `transcript`).
+    pub fn with_initial_view(mut self, view: &str) -> Explorer {
+        self.initial_view = view.to_string();
         self
     }
 
@@ -131,6 +139,7 @@ impl Explorer {
             wanted_root: self.wanted_root.clone(),
             read_only: self.is_read_only(),
             read_only_locked: self.read_only_locked,
+            initial_view: self.initial_view.clone(),
             version: env!("CARGO_PKG_VERSION").to_string(),
         }
     }

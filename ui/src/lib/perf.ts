@@ -13,6 +13,8 @@ export interface PerfHook {
   lastRowsRenderedAt: number;
   frameTimes: number[];
   firstSessionsAt: number;
+  /** performance.now() when fork graph nodes were first on screen (0 before). */
+  forkGraphAt: number;
   /** Named durations (ms) of steps worth watching in benchmarks. */
   marks: Record<string, number>;
 }
@@ -37,8 +39,8 @@ declare global {
 }
 
 export function perfHook(): PerfHook {
-  if (typeof window === "undefined") return { ready: false, lastRowsRenderedAt: 0, frameTimes: [], firstSessionsAt: 0, marks: {} };
-  if (!window.__piExplorer) window.__piExplorer = { ready: false, lastRowsRenderedAt: 0, frameTimes: [], firstSessionsAt: 0, marks: {} };
+  if (typeof window === "undefined") return { ready: false, lastRowsRenderedAt: 0, frameTimes: [], firstSessionsAt: 0, forkGraphAt: 0, marks: {} };
+  if (!window.__piExplorer) window.__piExplorer = { ready: false, lastRowsRenderedAt: 0, frameTimes: [], firstSessionsAt: 0, forkGraphAt: 0, marks: {} };
   return window.__piExplorer;
 }
 

@@ -506,6 +506,7 @@ export class FakeBackend implements Backend {
       wantedRoot: this.demo ? ROOT : null,
       readOnly: this.readOnlyMode,
       readOnlyLocked: false,
+      initialView: "tree",
       version: "0.1.0",
     };
   }

@@ -27,4 +27,8 @@ readOnly: boolean,
 /**
  * Started with `--read-only`: the mode cannot be switched off from the window.
  */
-readOnlyLocked: boolean, version: string, };
+readOnlyLocked: boolean, 
+/**
+ * The centre view to start in: `tree`, `forks` or `transcript`.
+ */
+initialView: string, version: string, };

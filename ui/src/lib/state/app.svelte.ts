@@ -19,6 +19,12 @@ import { TreeData } from "../../features/tree/treeData.svelte";
 import { Toasts } from "./toasts.svelte";
 
 export type CenterTab = "tree" | "forks" | "transcript";
+
+/** Requests sent before the components mount. */
+export interface Boot {
+  info: Promise<AppInfo>;
+  list: Promise<SessionList>;
+}
 export type InspectorTab = "content" | "context";
 
 /** The selected node: an entry of a session file (in a unified view, possibly a fork's file). */
@@ -102,7 +108,8 @@ export class AppState {
 
   // ---------------------------------------------------------------- lifecycle
 
-  async init(): Promise<void> {
+  /** Starts the app; `boot` holds the first requests when they were sent before mounting. */
+  async init(boot?: Boot): Promise<void> {
     this.unsubs.push(this.backend.onRootChanged((e) => this.onRootChanged(e)));
     this.unsubs.push(
       this.backend.onIndexProgress((p) => {
@@ -111,12 +118,26 @@ export class AppState {
         else if (!this.listTimer) this.scheduleListRefresh(1000);
       }),
     );
+    const marks = perfHook().marks;
+    marks.initAt = performance.now();
+    const infoP = boot?.info ?? this.backend.appInfo();
+    const listP = boot?.list ?? this.backend.listSessions();
+    // Starting on the fork graph: fetch it alongside the list.
+    void infoP.then(
+      (i) => {
+        if (i.initialView === "forks" && !this.forkGraph) void this.loadForkGraph();
+      },
+      () => {},
+    );
     try {
-      [this.info, this.list] = await Promise.all([this.backend.appInfo(), this.backend.listSessions()]);
+      [this.info, this.list] = await Promise.all([infoP, listP]);
+      marks.listAt = performance.now();
     } catch (e) {
       this.error(e, "Could not read the sessions");
       return;
     }
+    const view = this.info.initialView;
+    if (view === "forks" || view === "transcript" || view === "tree") this.centerTab = view;
     void tick().then(() => {
       const hook = perfHook();
       if (!hook.firstSessionsAt) requestAnimationFrame(() => (hook.firstSessionsAt = performance.now()));
