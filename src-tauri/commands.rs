@@ -14,8 +14,8 @@ pub fn app_info(state: State<'_, AppState>) -> AppInfo {
 }
 
 #[tauri::command(async)]
-pub fn list_sessions(state: State<'_, AppState>) -> SessionList {
-    state.explorer.list_sessions()
+pub fn list_sessions(state: State<'_, AppState>, limit: Option<u32>) -> SessionList {
+    state.explorer.list_sessions(limit.map(|n| n as usize))
 }
 
 #[tauri::command(async)]

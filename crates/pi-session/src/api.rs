@@ -99,6 +99,9 @@ pub struct SessionList {
     /// Indexing progress: files done of total (equal when complete).
     pub indexed: u32,
     pub total: u32,
+    /// Only the most recently modified sessions are listed (a first screen; ask again without
+    /// a limit for all of them).
+    pub limited: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -345,16 +345,36 @@ impl Explorer {
         });
     }
 
-    pub fn list_sessions(&self) -> SessionList {
+    /// The sidebar list; with `limit`, only that many of the most recently modified sessions
+    /// (and the parents they were forked from), for a quick first screen.
+    pub fn list_sessions(&self, limit: Option<usize>) -> SessionList {
         let snap = self.snapshot();
         let l = &snap.listing;
-        let sessions: Vec<SessionRow> = l.sessions.iter().zip(snap.forks.iter()).map(|(s, f)| session_row(s, f)).collect();
+        let mut keep: Vec<usize> = (0..l.sessions.len()).collect();
+        let limited = limit.is_some_and(|n| n < keep.len());
+        if let (true, Some(n)) = (limited, limit) {
+            keep.sort_by(|&a, &b| l.sessions[b].modified.unwrap_or(0.0).total_cmp(&l.sessions[a].modified.unwrap_or(0.0)));
+            keep.truncate(n);
+            let by_path: HashMap<&Path, usize> = l.sessions.iter().enumerate().map(|(i, s)| (s.path.as_path(), i)).collect();
+            let mut seen: std::collections::HashSet<usize> = keep.iter().copied().collect();
+            let mut k = 0;
+            while k < keep.len() {
+                let parent = snap.forks[keep[k]].parent_path.as_deref().and_then(|p| by_path.get(p)).copied();
+                if let Some(p) = parent.filter(|p| seen.insert(*p)) {
+                    keep.push(p);
+                }
+                k += 1;
+            }
+            keep.sort_unstable();
+        }
+        let sessions: Vec<SessionRow> = keep.iter().map(|&i| session_row(&l.sessions[i], &snap.forks[i])).collect();
         SessionList {
             root: self.root.to_string_lossy().into_owned(),
             sessions,
             other: l.other.iter().map(|o| PathNote { path: o.path.to_string_lossy().into_owned(), diagnostic: o.diagnostic.clone() }).collect(),
             indexed: snap.indexed as u32,
             total: snap.total as u32,
+            limited,
         }
     }
 

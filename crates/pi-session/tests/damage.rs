@@ -172,7 +172,7 @@ fn the_app_list_shows_the_same_findings() {
         let ex = pi_session::explorer::Explorer::new(root.clone(), "flag", true);
         let t = Instant::now();
         let rows = loop {
-            let l = ex.list_sessions();
+            let l = ex.list_sessions(None);
             if l.indexed == l.total {
                 break l;
             }

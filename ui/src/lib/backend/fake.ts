@@ -511,14 +511,17 @@ export class FakeBackend implements Backend {
     };
   }
 
-  async listSessions(): Promise<SessionList> {
+  async listSessions(limit?: number): Promise<SessionList> {
     await this.wait();
     const all = [...this.files.values()];
     const total = all.length;
     const indexed = this.indexedUntil > Date.now() ? Math.floor(total * (1 - (this.indexedUntil - Date.now()) / 2000)) : total;
     return {
       root: ROOT,
-      sessions: all.map((f) => this.sessionRow(f)).sort((a, b) => (b.modified ?? 0) - (a.modified ?? 0)),
+      sessions: all
+        .map((f) => this.sessionRow(f))
+        .sort((a, b) => (b.modified ?? 0) - (a.modified ?? 0))
+        .slice(0, limit ?? all.length),
       other: [
         {
           path: `${ROOT}/notes.txt`,
@@ -527,6 +530,7 @@ export class FakeBackend implements Backend {
       ],
       indexed: Math.max(0, Math.min(total, indexed)),
       total,
+      limited: limit !== undefined && limit < total,
     };
   }
 

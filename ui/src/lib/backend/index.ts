@@ -30,7 +30,8 @@ export interface Backend {
   readonly kind: "tauri" | "fake";
 
   appInfo(): Promise<AppInfo>;
-  listSessions(): Promise<SessionList>;
+  /** All sessions; with `limit`, only the most recently modified (a quick first screen). */
+  listSessions(limit?: number): Promise<SessionList>;
   forkGraph(): Promise<ForkGraph>;
   treePage(query: TreeQuery, start: number, count: number): Promise<TreePage>;
   locateRow(query: TreeQuery, id: string): Promise<LocateResult>;

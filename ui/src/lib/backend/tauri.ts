@@ -54,8 +54,8 @@ export class TauriBackend implements Backend {
   appInfo() {
     return call<AppInfo>("app_info");
   }
-  listSessions() {
-    return call<SessionList>("list_sessions");
+  listSessions(limit?: number) {
+    return call<SessionList>("list_sessions", limit === undefined ? {} : { limit });
   }
   forkGraph() {
     return call<ForkGraph>("fork_graph");

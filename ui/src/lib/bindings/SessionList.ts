@@ -13,4 +13,9 @@ other: Array<PathNote>,
 /**
  * Indexing progress: files done of total (equal when complete).
  */
-indexed: number, total: number, };
+indexed: number, total: number, 
+/**
+ * Only the most recently modified sessions are listed (a first screen; ask again without
+ * a limit for all of them).
+ */
+limited: boolean, };

@@ -20,6 +20,9 @@ import { Toasts } from "./toasts.svelte";
 
 export type CenterTab = "tree" | "forks" | "transcript";
 
+/** Sessions in the first listing of a start (the rest follow at once). */
+export const FIRST_SCREEN = 300;
+
 /** Requests sent before the components mount. */
 export interface Boot {
   info: Promise<AppInfo>;
@@ -121,7 +124,7 @@ export class AppState {
     const marks = perfHook().marks;
     marks.initAt = performance.now();
     const infoP = boot?.info ?? this.backend.appInfo();
-    const listP = boot?.list ?? this.backend.listSessions();
+    const listP = boot?.list ?? this.backend.listSessions(FIRST_SCREEN);
     // Starting on the fork graph: fetch it alongside the list.
     void infoP.then(
       (i) => {
@@ -142,6 +145,7 @@ export class AppState {
       const hook = perfHook();
       if (!hook.firstSessionsAt) requestAnimationFrame(() => (hook.firstSessionsAt = performance.now()));
     });
+    if (this.list.limited) void this.refreshList();
     const first = this.list.sessions[0];
     if (first) await this.openSession(first.path);
   }
