@@ -205,6 +205,56 @@ pub struct MessageFields<'a> {
     pub custom_type: Option<&'a str>,
 }
 
+impl<'a> LineFields<'a> {
+    /// Where the value of top-level key `key` goes (`None`: a key the index does not keep;
+    /// `message` is read by its own parser).
+    pub fn slot(&mut self, key: &str) -> Option<&mut Option<&'a str>> {
+        Some(match key {
+            "type" => &mut self.r#type,
+            "id" => &mut self.id,
+            "parentId" => &mut self.parent_id,
+            "timestamp" => &mut self.timestamp,
+            "targetId" => &mut self.target_id,
+            "label" => &mut self.label,
+            "name" => &mut self.name,
+            "firstKeptEntryId" => &mut self.first_kept_entry_id,
+            "firstKeptEntryIndex" => &mut self.first_kept_entry_index,
+            "fromId" => &mut self.from_id,
+            "summary" => &mut self.summary,
+            "thinkingLevel" => &mut self.thinking_level,
+            "provider" => &mut self.provider,
+            "modelId" => &mut self.model_id,
+            "customType" => &mut self.custom_type,
+            "tokensBefore" => &mut self.tokens_before,
+            "retainedTail" => &mut self.retained_tail,
+            "version" => &mut self.version,
+            "cwd" => &mut self.cwd,
+            "parentSession" => &mut self.parent_session,
+            "kind" => &mut self.kind,
+            "display" => &mut self.display,
+            _ => return None,
+        })
+    }
+}
+
+impl<'a> MessageFields<'a> {
+    /// Where the value of the `message` object's key `key` goes.
+    pub fn slot(&mut self, key: &str) -> Option<&mut Option<&'a str>> {
+        Some(match key {
+            "role" => &mut self.role,
+            "provider" => &mut self.provider,
+            "model" => &mut self.model,
+            "stopReason" => &mut self.stop_reason,
+            "timestamp" => &mut self.timestamp,
+            "usage" => &mut self.usage,
+            "toolName" => &mut self.tool_name,
+            "isError" => &mut self.is_error,
+            "customType" => &mut self.custom_type,
+            _ => return None,
+        })
+    }
+}
+
 /// Parses one line (already valid UTF-8) with the fast scanner ([`crate::skeleton`]).
 pub fn parse_line(text: &str) -> Result<LineFields<'_>, crate::skeleton::ScanError> {
     crate::skeleton::scan_line(text)
@@ -251,38 +301,14 @@ impl<'de> Visitor<'de> for LineVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut f = LineFields { is_object: true, ..Default::default() };
         while let Some(key) = map.next_key::<Key<'de>>()? {
-            let slot = match key.0.as_ref() {
-                "type" => &mut f.r#type,
-                "id" => &mut f.id,
-                "parentId" => &mut f.parent_id,
-                "timestamp" => &mut f.timestamp,
-                "message" => {
-                    f.has_message_key = true;
-                    f.message = map.next_value_seed(MessageSeed)?;
-                    continue;
-                }
-                "targetId" => &mut f.target_id,
-                "label" => &mut f.label,
-                "name" => &mut f.name,
-                "firstKeptEntryId" => &mut f.first_kept_entry_id,
-                "firstKeptEntryIndex" => &mut f.first_kept_entry_index,
-                "fromId" => &mut f.from_id,
-                "summary" => &mut f.summary,
-                "thinkingLevel" => &mut f.thinking_level,
-                "provider" => &mut f.provider,
-                "modelId" => &mut f.model_id,
-                "customType" => &mut f.custom_type,
-                "tokensBefore" => &mut f.tokens_before,
-                "retainedTail" => &mut f.retained_tail,
-                "version" => &mut f.version,
-                "cwd" => &mut f.cwd,
-                "parentSession" => &mut f.parent_session,
-                "kind" => &mut f.kind,
-                "display" => &mut f.display,
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                    continue;
-                }
+            if key.0 == "message" {
+                f.has_message_key = true;
+                f.message = map.next_value_seed(MessageSeed)?;
+                continue;
+            }
+            let Some(slot) = f.slot(&key.0) else {
+                map.next_value::<IgnoredAny>()?;
+                continue;
             };
             *slot = Some(map.next_value::<&'de RawValue>()?.get());
         }
@@ -317,20 +343,9 @@ impl<'de> Visitor<'de> for MessageVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut m = MessageFields::default();
         while let Some(key) = map.next_key::<Key<'de>>()? {
-            let slot = match key.0.as_ref() {
-                "role" => &mut m.role,
-                "provider" => &mut m.provider,
-                "model" => &mut m.model,
-                "stopReason" => &mut m.stop_reason,
-                "timestamp" => &mut m.timestamp,
-                "usage" => &mut m.usage,
-                "toolName" => &mut m.tool_name,
-                "isError" => &mut m.is_error,
-                "customType" => &mut m.custom_type,
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                    continue;
-                }
+            let Some(slot) = m.slot(&key.0) else {
+                map.next_value::<IgnoredAny>()?;
+                continue;
             };
             *slot = Some(map.next_value::<&'de RawValue>()?.get());
         }

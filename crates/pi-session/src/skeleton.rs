@@ -332,18 +332,7 @@ fn message<'a>(sc: &mut Scan<'a>) -> R<Option<MessageFields<'a>>> {
     }
     let mut m = MessageFields::default();
     sc.object(|k, sc| {
-        let slot = match k {
-            "role" => &mut m.role,
-            "provider" => &mut m.provider,
-            "model" => &mut m.model,
-            "stopReason" => &mut m.stop_reason,
-            "timestamp" => &mut m.timestamp,
-            "usage" => &mut m.usage,
-            "toolName" => &mut m.tool_name,
-            "isError" => &mut m.is_error,
-            "customType" => &mut m.custom_type,
-            _ => return sc.value(),
-        };
+        let Some(slot) = m.slot(k) else { return sc.value() };
         *slot = Some(sc.raw()?);
         Ok(())
     })?;
@@ -358,36 +347,12 @@ pub fn scan_line(text: &str) -> Result<LineFields<'_>, ScanError> {
     if sc.peek() == Some(b'{') {
         f.is_object = true;
         sc.object(|k, sc| {
-            let slot = match k {
-                "type" => &mut f.r#type,
-                "id" => &mut f.id,
-                "parentId" => &mut f.parent_id,
-                "timestamp" => &mut f.timestamp,
-                "message" => {
-                    f.has_message_key = true;
-                    f.message = message(sc)?;
-                    return Ok(());
-                }
-                "targetId" => &mut f.target_id,
-                "label" => &mut f.label,
-                "name" => &mut f.name,
-                "firstKeptEntryId" => &mut f.first_kept_entry_id,
-                "firstKeptEntryIndex" => &mut f.first_kept_entry_index,
-                "fromId" => &mut f.from_id,
-                "summary" => &mut f.summary,
-                "thinkingLevel" => &mut f.thinking_level,
-                "provider" => &mut f.provider,
-                "modelId" => &mut f.model_id,
-                "customType" => &mut f.custom_type,
-                "tokensBefore" => &mut f.tokens_before,
-                "retainedTail" => &mut f.retained_tail,
-                "version" => &mut f.version,
-                "cwd" => &mut f.cwd,
-                "parentSession" => &mut f.parent_session,
-                "kind" => &mut f.kind,
-                "display" => &mut f.display,
-                _ => return sc.value(),
-            };
+            if k == "message" {
+                f.has_message_key = true;
+                f.message = message(sc)?;
+                return Ok(());
+            }
+            let Some(slot) = f.slot(k) else { return sc.value() };
             *slot = Some(sc.raw()?);
             Ok(())
         })?;
