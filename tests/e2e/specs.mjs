@@ -88,6 +88,21 @@ export async function fileLines(path) {
 
 export const specs = [
 	{
+		name: "without a sessions folder the bundled demo opens, and the window says so",
+		async run({ h, dir }) {
+			const missing = join(dir, "no-such-folder");
+			const d = await h.open(["--sessions-dir", missing]);
+			const banner = await d.waitFor("[data-testid=demo-banner]", { what: "the demo banner" });
+			assert.ok((await banner.text()).toLowerCase().includes("demo"), await banner.text());
+			const rows = await d.findAll("[data-testid=session-row]");
+			assert.ok(rows.length >= 10, `demo sessions listed (${rows.length})`);
+			const info = await d.exec("return window.__TAURI_INTERNALS__.invoke('app_info')");
+			assert.equal(info.demo, true);
+			assert.equal(info.wantedRoot, missing);
+			await h.shot("demo");
+		},
+	},
+	{
 		name: "list shows the fixture sessions grouped by cwd",
 		async run({ h, fx }) {
 			const d = await h.open(["--sessions-dir", fx.root]);
