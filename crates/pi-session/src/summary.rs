@@ -13,6 +13,9 @@ use crate::scan::{scan, Scan};
 use crate::session::FileStamp;
 use crate::{ReadOnlyReason, Session};
 
+/// A file and its summary (or why it could not be read).
+pub type Indexed = (PathBuf, Result<SessionSummary, crate::Error>);
+
 /// The list entry of one session file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -170,12 +173,12 @@ pub fn list(root: &Path) -> Listing {
 
 /// Summaries of `files` (path, size), indexed in parallel, biggest first; `progress(done, total)`
 /// is called as files finish. Results come back in the order given.
-pub fn index_all(files: Vec<(PathBuf, u64)>, progress: impl Fn(usize, usize) + Sync) -> Vec<(PathBuf, Result<SessionSummary, crate::Error>)> {
+pub fn index_all(files: Vec<(PathBuf, u64)>, progress: impl Fn(usize, usize) + Sync) -> Vec<Indexed> {
     let total = files.len();
     let done = std::sync::atomic::AtomicUsize::new(0);
     let mut order: Vec<usize> = (0..total).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(files[i].1));
-    let mut out: Vec<(usize, (PathBuf, Result<SessionSummary, crate::Error>))> = order
+    let mut out: Vec<(usize, Indexed)> = order
         .par_iter()
         .map(|&i| {
             let (path, size) = &files[i];
@@ -222,7 +225,7 @@ pub fn list_cached(root: &Path, cache: &mut ListCache) -> Listing {
     assemble(root, results, findings)
 }
 
-pub fn assemble(root: &Path, mut results: Vec<(PathBuf, Result<SessionSummary, crate::Error>)>, findings: Vec<(PathBuf, Diagnostic)>) -> Listing {
+pub fn assemble(root: &Path, mut results: Vec<Indexed>, findings: Vec<(PathBuf, Diagnostic)>) -> Listing {
     results.sort_by(|a, b| a.0.cmp(&b.0));
     let mut sessions = Vec::new();
     let mut other: Vec<PathFinding> = findings.into_iter().map(|(path, diagnostic)| PathFinding { path, diagnostic }).collect();
