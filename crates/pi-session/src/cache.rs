@@ -11,7 +11,7 @@ use crate::session::FileStamp;
 use crate::summary::SessionSummary;
 
 /// Bumped whenever what a summary holds or how it is computed changes.
-const FORMAT: u32 = 4;
+const FORMAT: u32 = 5;
 
 /// The fork point of a fork, valid while both files are unchanged.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -112,7 +112,14 @@ impl SessionSummary {
             message_count,
             tokens,
             cost,
-            branch_points: s.tree.children.iter().filter(|c| c.len() > 1).count(),
+            // Branch points as the default view draws them: bookkeeping lines (a fork's label and
+            // leaf lines, say) do not make a branch.
+            branch_points: s
+                .tree
+                .children
+                .iter()
+                .filter(|c| c.iter().filter(|&&k| !ix.entries[k as usize].kind.is_bookkeeping()).nth(1).is_some())
+                .count(),
             read_only: ix.read_only(),
         }
     }
