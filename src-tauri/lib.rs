@@ -123,19 +123,25 @@ pub fn run() {
             app.state::<AppState>().explorer.set_progress_sink(Box::new(move |p| {
                 let _ = progress.emit("index-progress", p);
             }));
+            // Watch the root, then build the listing while the window starts, so the page's
+            // first request finds it ready.
             let handle = app.handle().clone();
             let explorer = app.state::<AppState>().explorer.clone();
-            let watched = explorer.clone();
-            match pi_session::watch::watch_root(&root, Duration::from_millis(60), move |ev| {
-                watched.root_changed();
-                let _ = handle.emit("root-changed", ev);
-            }) {
-                Ok(w) => {
-                    explorer.set_watched();
-                    app.manage(w);
+            let _ = std::thread::Builder::new().name("prepare".into()).spawn(move || {
+                let watched = explorer.clone();
+                let events = handle.clone();
+                match pi_session::watch::watch_root(&root, Duration::from_millis(60), move |ev| {
+                    watched.root_changed();
+                    let _ = events.emit("root-changed", ev);
+                }) {
+                    Ok(w) => {
+                        explorer.set_watched();
+                        handle.manage(w);
+                    }
+                    Err(e) => tracing::warn!("cannot watch {}: {e}", root.display()),
                 }
-                Err(e) => tracing::warn!("cannot watch {}: {e}", root.display()),
-            }
+                explorer.prepare();
+            });
             Ok(())
         })
         .run(context())

@@ -66,6 +66,26 @@ struct ListState {
     indexing: bool,
     /// A watcher reports changes under the root: the last snapshot stays valid until it does.
     watched: bool,
+    /// Bumped by every change that makes a listing stale; a snapshot built across a bump is
+    /// returned but not kept.
+    generation: u64,
+}
+
+impl ListState {
+    fn invalidate(&mut self) {
+        self.last = None;
+        self.generation += 1;
+    }
+
+    /// The last snapshot while a watcher vouches for it (the end of a background index
+    /// invalidates it too).
+    fn current(&self) -> Option<Arc<Snapshot>> {
+        if self.watched {
+            self.last.clone()
+        } else {
+            None
+        }
+    }
 }
 
 struct Cached {
@@ -85,6 +105,8 @@ pub struct Explorer {
     initial_view: String,
     sessions: Mutex<HashMap<PathBuf, Cached>>,
     list_state: Arc<Mutex<ListState>>,
+    /// Held while a listing is built, so concurrent callers share one scan.
+    building: Mutex<()>,
     progress: Arc<Mutex<Option<ProgressSink>>>,
     /// Byte lengths right after our own appends, so a refresh can tell our lines from others'.
     own_writes: Mutex<HashMap<PathBuf, u64>>,
@@ -103,6 +125,7 @@ impl Explorer {
             initial_view: "tree".into(),
             sessions: Mutex::new(HashMap::new()),
             list_state: Arc::new(Mutex::new(ListState::default())),
+            building: Mutex::new(()),
             progress: Arc::new(Mutex::new(None)),
             own_writes: Mutex::new(HashMap::new()),
             layouts: Mutex::new(Vec::new()),
@@ -224,14 +247,17 @@ impl Explorer {
     /// many (a first start on a big root) in the background with progress reports, showing
     /// header-only summaries meanwhile.
     pub fn snapshot(&self) -> Arc<Snapshot> {
-        {
-            let st = self.list_state.lock().unwrap();
-            if st.watched && !st.indexing {
-                if let Some(s) = st.last.clone() {
-                    return s;
-                }
-            }
+        if let Some(s) = self.list_state.lock().unwrap().current() {
+            return s;
         }
+        let _building = self.building.lock().unwrap();
+        let generation = {
+            let st = self.list_state.lock().unwrap();
+            if let Some(s) = st.current() {
+                return s;
+            }
+            st.generation
+        };
         let Scan { files, findings } = scan(&self.root);
         let mut st = self.list_state.lock().unwrap();
         let cache = st.cache.get_or_insert_with(|| ListCache::load(&self.root));
@@ -286,7 +312,9 @@ impl Explorer {
         }
         let indexed = if background { total.saturating_sub(misses.len()) } else { total };
         let snap = Arc::new(Snapshot { listing, forks, indexed, total, at: Instant::now() });
-        st.last = Some(snap.clone());
+        if st.generation == generation {
+            st.last = Some(snap.clone());
+        }
         snap
     }
 
@@ -298,7 +326,13 @@ impl Explorer {
 
     /// Files under the root changed: the next listing reads them again.
     pub fn root_changed(&self) {
-        self.list_state.lock().unwrap().last = None;
+        self.list_state.lock().unwrap().invalidate();
+    }
+
+    /// Builds the listing ahead of the first request (the app calls this while its window
+    /// starts), after the watcher is set, so the first `list_sessions` finds it ready.
+    pub fn prepare(&self) {
+        let _ = self.snapshot();
     }
 
     /// The last snapshot if it is recent, else a new one.
@@ -337,7 +371,7 @@ impl Explorer {
                 cache.save();
             }
             st.indexing = false;
-            st.last = None;
+            st.invalidate();
             drop(st);
             if let Some(s) = sink.lock().unwrap().as_ref() {
                 s(IndexProgress { done: n as u32, total: n as u32 });
@@ -672,7 +706,7 @@ impl Explorer {
             }
         };
         let f = write::fork(&real, target.as_deref(), &self.write_opts())?;
-        self.list_state.lock().unwrap().last = None;
+        self.list_state.lock().unwrap().invalidate();
         Ok(ForkResult { file: f.file.to_string_lossy().into_owned(), leaf_id: f.leaf_id })
     }
 

@@ -1,0 +1,155 @@
+//! The app's listing lifecycle: a first start on a big root lists header-only summaries and
+//! indexes in the background, then lists the full summaries; a second start reads the persistent
+//! cache; a watched root reuses its listing until a change is reported, and a listing built
+//! across a change is not kept.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::sync::Once;
+use std::time::Duration;
+
+use pi_session::api::SessionList;
+use pi_session::explorer::Explorer;
+
+fn cache_dir() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let dir = std::env::temp_dir().join(format!("pi-session-listing-test-cache-{}", std::process::id()));
+        std::env::set_var("PI_SESSION_CACHE_DIR", dir);
+    });
+}
+
+fn session(id: u32, messages: u32) -> String {
+    let mut out = format!(
+        r#"{{"type":"session","version":3,"id":"00000000-0000-4000-8000-{id:012x}","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/home/u/p{}"}}"#,
+        id % 3
+    );
+    out.push('\n');
+    let mut parent = "null".to_string();
+    for m in 0..messages {
+        let eid = format!("{:08x}", m + 1);
+        let (role, text) = if m % 2 == 0 { ("user", format!("question {m} of session {id}")) } else { ("assistant", format!("answer {m}")) };
+        let content = if role == "user" {
+            format!(r#""content":"{text}""#)
+        } else {
+            format!(r#""content":[{{"type":"text","text":"{text}"}}],"provider":"p","model":"m","usage":{{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}}},"stopReason":"stop""#)
+        };
+        out.push_str(&format!(
+            r#"{{"type":"message","id":"{eid}","parentId":{parent},"timestamp":"2025-01-01T00:00:01.000Z","message":{{"role":"{role}",{content},"timestamp":1}}}}"#
+        ));
+        out.push('\n');
+        parent = format!("\"{eid}\"");
+    }
+    out
+}
+
+fn write_root(root: &Path, files: u32) -> Vec<PathBuf> {
+    (0..files)
+        .map(|i| {
+            let dir = root.join(format!("--home-u-p{}--", i % 3));
+            fs::create_dir_all(&dir).unwrap();
+            let p = dir.join(format!("2025-01-01T00-00-00-000Z_{i:04}.jsonl"));
+            fs::write(&p, session(i, 4 + i % 5)).unwrap();
+            p
+        })
+        .collect()
+}
+
+fn counts(l: &SessionList) -> Vec<(String, u32)> {
+    let mut v: Vec<(String, u32)> = l.sessions.iter().map(|s| (s.path.clone(), s.entry_count)).collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn first_start_indexes_in_the_background_then_the_cache_serves_the_second() {
+    cache_dir();
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("sessions");
+    let files = write_root(&root, 120);
+
+    let first = Explorer::new(root.clone(), "flag", true);
+    let (tx, rx) = mpsc::channel();
+    first.set_progress_sink(Box::new(move |p| {
+        if p.done >= p.total {
+            let _ = tx.send(p.total);
+        }
+    }));
+    first.set_watched();
+    first.prepare();
+    let quick = first.list_sessions(None);
+    assert_eq!(quick.total, 120);
+    assert_eq!(quick.indexed, 0, "a first start on 120 files indexes in the background");
+    assert_eq!(quick.sessions.len(), 120, "every session is listed from its header meanwhile");
+    assert_eq!(rx.recv_timeout(Duration::from_secs(60)).expect("the background index finishes"), 120);
+    let full = first.list_sessions(None);
+    assert_eq!(full.indexed, 120, "the end of the index makes the next listing complete");
+    for s in &full.sessions {
+        let i: u32 = s.path[s.path.len() - 10..s.path.len() - 6].parse().unwrap();
+        assert_eq!(s.entry_count, 4 + i % 5, "{}", s.path);
+        assert_eq!(s.title, format!("question 0 of session {i}"));
+    }
+
+    // A second start: everything from the cache, nothing in the background.
+    let second = Explorer::new(root.clone(), "flag", true);
+    let again = second.list_sessions(None);
+    assert_eq!((again.indexed, again.total), (120, 120));
+    assert_eq!(counts(&again), counts(&full));
+
+    // A limited first screen: the most recently active sessions.
+    let newest = files[7].clone();
+    let mut f = fs::OpenOptions::new().append(true).open(&newest).unwrap();
+    std::io::Write::write_all(
+        &mut f,
+        br#"{"type":"message","id":"0000ffff","parentId":"00000001","timestamp":"2025-06-01T00:00:00.000Z","message":{"role":"user","content":"later","timestamp":2}}
+"#,
+    )
+    .unwrap();
+    drop(f);
+    let third = Explorer::new(root, "flag", true);
+    let few = third.list_sessions(Some(5));
+    assert!(few.limited);
+    assert_eq!(few.sessions.len(), 5);
+    assert!(few.sessions.iter().any(|s| Path::new(&s.path) == newest), "the newest session is on the first screen");
+}
+
+#[test]
+fn a_watched_listing_is_reused_until_a_change_is_reported() {
+    cache_dir();
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("sessions");
+    write_root(&root, 6);
+    let ex = Explorer::new(root.clone(), "flag", true);
+    ex.set_watched();
+    ex.prepare();
+    assert_eq!(ex.list_sessions(None).sessions.len(), 6);
+
+    // A new file without a reported change: the watched listing stands.
+    let dir = root.join("--home-u-p0--");
+    fs::write(dir.join("2025-01-02T00-00-00-000Z_new.jsonl"), session(99, 2)).unwrap();
+    assert_eq!(ex.list_sessions(None).sessions.len(), 6);
+
+    // Reported: the next listing has it, and is reused in turn.
+    ex.root_changed();
+    let l = ex.list_sessions(None);
+    assert_eq!(l.sessions.len(), 7);
+    let new = l.sessions.iter().find(|s| s.path.ends_with("_new.jsonl")).expect("the new session is listed");
+    assert_eq!(new.entry_count, 2);
+    fs::remove_file(dir.join("2025-01-02T00-00-00-000Z_new.jsonl")).unwrap();
+    assert_eq!(ex.list_sessions(None).sessions.len(), 7);
+    ex.root_changed();
+    assert_eq!(ex.list_sessions(None).sessions.len(), 6);
+}
+
+#[test]
+fn an_unwatched_listing_is_read_again_each_time() {
+    cache_dir();
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("sessions");
+    write_root(&root, 3);
+    let ex = Explorer::new(root.clone(), "flag", true);
+    assert_eq!(ex.list_sessions(None).sessions.len(), 3);
+    fs::write(root.join("--home-u-p1--").join("2025-01-02T00-00-00-000Z_more.jsonl"), session(50, 3)).unwrap();
+    assert_eq!(ex.list_sessions(None).sessions.len(), 4);
+}
