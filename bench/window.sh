@@ -7,6 +7,7 @@
 #
 #   bench/window.sh
 #   BENCH_MANY_FILES=500 bench/window.sh
+#   BENCH_MANY_ROOT=corpus/large/sessions bench/window.sh   # an existing root (the 10,000 files)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}"
@@ -15,6 +16,10 @@ bin="$CARGO_TARGET_DIR/release"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 "$bin/pi-corpus" "$work/big" --big-file --seed 1 >/dev/null
-"$bin/pi-corpus" "$work/many" --profile medium --files "${BENCH_MANY_FILES:-2000}" --mb "${BENCH_MANY_MB:-600}" --seed 3 >/dev/null
+many="${BENCH_MANY_ROOT:-}"
+if [ -z "$many" ]; then
+	"$bin/pi-corpus" "$work/many" --profile medium --files "${BENCH_MANY_FILES:-2000}" --mb "${BENCH_MANY_MB:-600}" --seed 3 >/dev/null
+	many="$work/many/sessions"
+fi
 big=$(find "$work/big/sessions" -name '*.jsonl' | head -n 1)
-node tests/e2e/bench.mjs --big "$big" --many "$work/many/sessions" --app "$bin/pi-session-explorer"
+node tests/e2e/bench.mjs --big "$big" --many "$many" --app "$bin/pi-session-explorer"

@@ -66,6 +66,8 @@ struct ListState {
     indexing: bool,
     /// A watcher reports changes under the root: the last snapshot stays valid until it does.
     watched: bool,
+    /// The cache holds summaries not yet saved (a background index just finished).
+    unsaved: bool,
     /// Bumped by every change that makes a listing stale; a snapshot built across a bump is
     /// returned but not kept.
     generation: u64,
@@ -94,6 +96,128 @@ struct Cached {
     external_append: Option<Instant>,
 }
 
+/// The listing of a root: its cache, its last snapshot, background indexing.
+struct Lister {
+    root: PathBuf,
+    state: Mutex<ListState>,
+    /// Held while a listing is built, so concurrent callers share one scan.
+    building: Mutex<()>,
+    progress: Mutex<Option<ProgressSink>>,
+}
+
+impl Lister {
+    /// The listing: unchanged files from the persistent cache, a few changed ones indexed now,
+    /// many (a first start on a big root) in the background with progress reports, showing
+    /// header-only summaries meanwhile.
+    fn snapshot(self: &Arc<Self>) -> Arc<Snapshot> {
+        if let Some(s) = self.state.lock().unwrap().current() {
+            return s;
+        }
+        let _building = self.building.lock().unwrap();
+        let generation = {
+            let st = self.state.lock().unwrap();
+            if let Some(s) = st.current() {
+                return s;
+            }
+            st.generation
+        };
+        let Scan { files, findings } = scan(&self.root);
+        let mut st = self.state.lock().unwrap();
+        let unsaved = std::mem::take(&mut st.unsaved);
+        let cache = st.cache.get_or_insert_with(|| ListCache::load(&self.root));
+        let mut misses = Vec::new();
+        let mut stamps = HashMap::new();
+        for f in &files {
+            let Ok(meta) = std::fs::metadata(&f.path) else { continue };
+            let stamp = FileStamp::of(&meta);
+            if cache.hit(&f.path, &stamp).is_none() {
+                misses.push((f.path.clone(), f.size));
+            }
+            stamps.insert(f.path.clone(), stamp);
+        }
+        let before = cache.files.len();
+        cache.files.retain(|p, _| stamps.contains_key(p));
+        let mut dirty = unsaved || before != cache.files.len();
+        let miss_bytes: u64 = misses.iter().map(|m| m.1).sum();
+        let background = misses.len() > SYNC_FILES || miss_bytes > SYNC_BYTES;
+        let mut quick: HashMap<PathBuf, SessionSummary> = HashMap::new();
+        if background {
+            use rayon::prelude::*;
+            quick = misses.par_iter().map(|(p, size)| (p.clone(), SessionSummary::quick(p, *size))).collect();
+            if !st.indexing {
+                st.indexing = true;
+                self.index_in_background(misses.clone(), stamps.clone());
+            }
+        } else if !misses.is_empty() {
+            for (path, r) in index_all(misses.clone(), |_, _| {}) {
+                if let (Ok(s), Some(stamp)) = (r, stamps.get(&path)) {
+                    cache.files.insert(path, CachedFile { stamp: *stamp, summary: s, fork: None });
+                }
+            }
+            dirty = true;
+        }
+        let cache = st.cache.as_mut().expect("loaded above");
+        let results: Vec<(PathBuf, Result<SessionSummary, Error>)> = files
+            .iter()
+            .map(|f| {
+                let s = match cache.files.get(&f.path) {
+                    Some(c) => c.summary.clone(),
+                    None => quick.remove(&f.path).unwrap_or_else(|| SessionSummary::quick(&f.path, f.size)),
+                };
+                (f.path.clone(), Ok(s))
+            })
+            .collect();
+        let total = results.len();
+        let listing = crate::summary::assemble(&self.root, results, findings);
+        let with_points = cache.files.values().filter(|c| c.fork.is_some()).count();
+        let forks = fork_graph_cached(&self.root, &listing.sessions, cache);
+        if dirty || cache.files.values().filter(|c| c.fork.is_some()).count() != with_points {
+            cache.save();
+        }
+        let indexed = if background { total.saturating_sub(misses.len()) } else { total };
+        let snap = Arc::new(Snapshot { listing, forks, indexed, total, at: Instant::now() });
+        if st.generation == generation {
+            st.last = Some(snap.clone());
+        }
+        snap
+    }
+
+    fn index_in_background(self: &Arc<Self>, misses: Vec<(PathBuf, u64)>, stamps: HashMap<PathBuf, FileStamp>) {
+        let this = self.clone();
+        let _ = std::thread::Builder::new().name("index".into()).spawn(move || {
+            let last = Mutex::new(Instant::now());
+            let report = |done: usize, total: usize| {
+                let mut l = last.lock().unwrap();
+                if done == total || l.elapsed() > Duration::from_millis(80) {
+                    *l = Instant::now();
+                    if let Some(s) = this.progress.lock().unwrap().as_ref() {
+                        s(IndexProgress { done: done.saturating_sub(1) as u32, total: total as u32 });
+                    }
+                }
+            };
+            let results = index_all(misses, report);
+            let n = results.len();
+            let mut st = this.state.lock().unwrap();
+            if let Some(cache) = st.cache.as_mut() {
+                for (path, r) in results {
+                    if let (Ok(s), Some(stamp)) = (r, stamps.get(&path)) {
+                        cache.files.insert(path, CachedFile { stamp: *stamp, summary: s, fork: None });
+                    }
+                }
+            }
+            st.indexing = false;
+            st.unsaved = true;
+            st.invalidate();
+            drop(st);
+            // The complete listing (fork points found, the cache saved) before the UI asks.
+            let _ = this.snapshot();
+            if let Some(s) = this.progress.lock().unwrap().as_ref() {
+                s(IndexProgress { done: n as u32, total: n as u32 });
+            }
+        });
+    }
+}
+
 /// A sessions root, its caches, and the app's modes.
 pub struct Explorer {
     root: PathBuf,
@@ -104,10 +228,7 @@ pub struct Explorer {
     read_only_locked: bool,
     initial_view: String,
     sessions: Mutex<HashMap<PathBuf, Cached>>,
-    list_state: Arc<Mutex<ListState>>,
-    /// Held while a listing is built, so concurrent callers share one scan.
-    building: Mutex<()>,
-    progress: Arc<Mutex<Option<ProgressSink>>>,
+    lister: Arc<Lister>,
     /// Byte lengths right after our own appends, so a refresh can tell our lines from others'.
     own_writes: Mutex<HashMap<PathBuf, u64>>,
     layouts: Mutex<Vec<(LayoutKey, Arc<Layout>)>>,
@@ -116,7 +237,7 @@ pub struct Explorer {
 impl Explorer {
     pub fn new(root: PathBuf, root_source: &str, read_only: bool) -> Explorer {
         Explorer {
-            root,
+            root: root.clone(),
             root_source: root_source.to_string(),
             demo: false,
             wanted_root: None,
@@ -124,9 +245,7 @@ impl Explorer {
             read_only_locked: read_only,
             initial_view: "tree".into(),
             sessions: Mutex::new(HashMap::new()),
-            list_state: Arc::new(Mutex::new(ListState::default())),
-            building: Mutex::new(()),
-            progress: Arc::new(Mutex::new(None)),
+            lister: Arc::new(Lister { root, state: Mutex::new(ListState::default()), building: Mutex::new(()), progress: Mutex::new(None) }),
             own_writes: Mutex::new(HashMap::new()),
             layouts: Mutex::new(Vec::new()),
         }
@@ -240,93 +359,25 @@ impl Explorer {
 
     /// Where indexing progress goes.
     pub fn set_progress_sink(&self, sink: ProgressSink) {
-        *self.progress.lock().unwrap() = Some(sink);
+        *self.lister.progress.lock().unwrap() = Some(sink);
     }
 
     /// The listing: unchanged files from the persistent cache, a few changed ones indexed now,
     /// many (a first start on a big root) in the background with progress reports, showing
     /// header-only summaries meanwhile.
     pub fn snapshot(&self) -> Arc<Snapshot> {
-        if let Some(s) = self.list_state.lock().unwrap().current() {
-            return s;
-        }
-        let _building = self.building.lock().unwrap();
-        let generation = {
-            let st = self.list_state.lock().unwrap();
-            if let Some(s) = st.current() {
-                return s;
-            }
-            st.generation
-        };
-        let Scan { files, findings } = scan(&self.root);
-        let mut st = self.list_state.lock().unwrap();
-        let cache = st.cache.get_or_insert_with(|| ListCache::load(&self.root));
-        let mut misses = Vec::new();
-        let mut stamps = HashMap::new();
-        for f in &files {
-            let Ok(meta) = std::fs::metadata(&f.path) else { continue };
-            let stamp = FileStamp::of(&meta);
-            if cache.hit(&f.path, &stamp).is_none() {
-                misses.push((f.path.clone(), f.size));
-            }
-            stamps.insert(f.path.clone(), stamp);
-        }
-        let before = cache.files.len();
-        cache.files.retain(|p, _| stamps.contains_key(p));
-        let mut dirty = before != cache.files.len();
-        let miss_bytes: u64 = misses.iter().map(|m| m.1).sum();
-        let background = misses.len() > SYNC_FILES || miss_bytes > SYNC_BYTES;
-        let mut quick: HashMap<PathBuf, SessionSummary> = HashMap::new();
-        if background {
-            use rayon::prelude::*;
-            quick = misses.par_iter().map(|(p, size)| (p.clone(), SessionSummary::quick(p, *size))).collect();
-            if !st.indexing {
-                st.indexing = true;
-                self.index_in_background(misses.clone(), stamps.clone());
-            }
-        } else if !misses.is_empty() {
-            for (path, r) in index_all(misses.clone(), |_, _| {}) {
-                if let (Ok(s), Some(stamp)) = (r, stamps.get(&path)) {
-                    cache.files.insert(path, CachedFile { stamp: *stamp, summary: s, fork: None });
-                }
-            }
-            dirty = true;
-        }
-        let cache = st.cache.as_mut().expect("loaded above");
-        let results: Vec<(PathBuf, Result<SessionSummary, Error>)> = files
-            .iter()
-            .map(|f| {
-                let s = match cache.files.get(&f.path) {
-                    Some(c) => c.summary.clone(),
-                    None => quick.remove(&f.path).unwrap_or_else(|| SessionSummary::quick(&f.path, f.size)),
-                };
-                (f.path.clone(), Ok(s))
-            })
-            .collect();
-        let total = results.len();
-        let listing = crate::summary::assemble(&self.root, results, findings);
-        let with_points = cache.files.values().filter(|c| c.fork.is_some()).count();
-        let forks = fork_graph_cached(&self.root, &listing.sessions, cache);
-        if dirty || cache.files.values().filter(|c| c.fork.is_some()).count() != with_points {
-            cache.save();
-        }
-        let indexed = if background { total.saturating_sub(misses.len()) } else { total };
-        let snap = Arc::new(Snapshot { listing, forks, indexed, total, at: Instant::now() });
-        if st.generation == generation {
-            st.last = Some(snap.clone());
-        }
-        snap
+        self.lister.snapshot()
     }
 
     /// From now on a watcher reports every change under the root ([`Explorer::root_changed`]):
     /// listings are reused until one comes.
     pub fn set_watched(&self) {
-        self.list_state.lock().unwrap().watched = true;
+        self.lister.state.lock().unwrap().watched = true;
     }
 
     /// Files under the root changed: the next listing reads them again.
     pub fn root_changed(&self) {
-        self.list_state.lock().unwrap().invalidate();
+        self.lister.state.lock().unwrap().invalidate();
     }
 
     /// Builds the listing ahead of the first request (the app calls this while its window
@@ -337,46 +388,12 @@ impl Explorer {
 
     /// The last snapshot if it is recent, else a new one.
     fn recent_snapshot(&self) -> Arc<Snapshot> {
-        if let Some(s) = self.list_state.lock().unwrap().last.clone() {
+        if let Some(s) = self.lister.state.lock().unwrap().last.clone() {
             if s.at.elapsed() < Duration::from_millis(1500) {
                 return s;
             }
         }
         self.snapshot()
-    }
-
-    fn index_in_background(&self, misses: Vec<(PathBuf, u64)>, stamps: HashMap<PathBuf, FileStamp>) {
-        let state = self.list_state.clone();
-        let sink = self.progress.clone();
-        let _ = std::thread::Builder::new().name("index".into()).spawn(move || {
-            let last = Mutex::new(Instant::now());
-            let report = |done: usize, total: usize| {
-                let mut l = last.lock().unwrap();
-                if done == total || l.elapsed() > Duration::from_millis(80) {
-                    *l = Instant::now();
-                    if let Some(s) = sink.lock().unwrap().as_ref() {
-                        s(IndexProgress { done: done.saturating_sub(1) as u32, total: total as u32 });
-                    }
-                }
-            };
-            let results = index_all(misses, report);
-            let n = results.len();
-            let mut st = state.lock().unwrap();
-            if let Some(cache) = st.cache.as_mut() {
-                for (path, r) in results {
-                    if let (Ok(s), Some(stamp)) = (r, stamps.get(&path)) {
-                        cache.files.insert(path, CachedFile { stamp: *stamp, summary: s, fork: None });
-                    }
-                }
-                cache.save();
-            }
-            st.indexing = false;
-            st.invalidate();
-            drop(st);
-            if let Some(s) = sink.lock().unwrap().as_ref() {
-                s(IndexProgress { done: n as u32, total: n as u32 });
-            }
-        });
     }
 
     /// The sidebar list; with `limit`, only that many of the most recently modified sessions
@@ -706,7 +723,7 @@ impl Explorer {
             }
         };
         let f = write::fork(&real, target.as_deref(), &self.write_opts())?;
-        self.list_state.lock().unwrap().invalidate();
+        self.lister.state.lock().unwrap().invalidate();
         Ok(ForkResult { file: f.file.to_string_lossy().into_owned(), leaf_id: f.leaf_id })
     }
 
