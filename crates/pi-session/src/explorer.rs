@@ -195,7 +195,14 @@ impl Lister {
                     }
                 }
             };
-            let results = index_all(misses, report);
+            // Its own pool at a lower priority: the window and the user's requests (which use
+            // the global pool) stay quick while a big root is indexed.
+            let pool = rayon::ThreadPoolBuilder::new().thread_name(|i| format!("index-{i}")).start_handler(|_| lower_priority()).build();
+            let results = match &pool {
+                Ok(pool) => pool.install(|| index_all(misses, report)),
+                Err(_) => index_all(misses, report),
+            };
+            drop(pool);
             let n = results.len();
             let mut st = this.state.lock().unwrap();
             if let Some(cache) = st.cache.as_mut() {
@@ -215,6 +222,15 @@ impl Lister {
                 s(IndexProgress { done: n as u32, total: n as u32 });
             }
         });
+    }
+}
+
+/// Lowers the calling thread's scheduling priority (Linux keeps a nice value per thread).
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: setpriority only reads its arguments; `0` is the calling thread.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, 0, 10);
     }
 }
 
