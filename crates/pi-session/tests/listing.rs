@@ -1,7 +1,6 @@
 //! The app's listing lifecycle: a first start on a big root lists header-only summaries and
 //! indexes in the background, then lists the full summaries; a second start reads the persistent
-//! cache; a watched root reuses its listing until a change is reported, and a listing built
-//! across a change is not kept.
+//! cache; a watched root reuses its listing until a change is reported.
 
 use std::fs;
 use std::path::{Path, PathBuf};
