@@ -5,10 +5,9 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use pi_session::diag::Severity;
-use pi_session::cache::ListCache;
 use pi_session::forks::{fork_graph_cached, ForkStatus};
 use pi_session::scan::resolve_root;
-use pi_session::summary::{list, list_cached, SessionSummary};
+use pi_session::summary::{list, list_with_cache, SessionSummary};
 use pi_session::view::{ContextJson, TreeJson};
 use pi_session::write::{self, Appended, WriteOptions};
 use pi_session::{Error, Leaf, Session};
@@ -200,9 +199,8 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
         }
         Cmd::List { root, json } => {
             let root = resolve_root(root.sessions_dir.as_deref()).path;
-            let mut cache = ListCache::load(&root);
-            let l = list_cached(&root, &mut cache);
-            cache.save();
+            let (l, mut cache) = list_with_cache(&root);
+            cache.save_if_changed();
             if json {
                 print_json(&l)?;
             } else {
@@ -241,10 +239,9 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
         }
         Cmd::Forks { root, json } => {
             let root = resolve_root(root.sessions_dir.as_deref()).path;
-            let mut cache = ListCache::load(&root);
-            let l = list_cached(&root, &mut cache);
+            let (l, mut cache) = list_with_cache(&root);
             let forks = fork_graph_cached(&root, &l.sessions, &mut cache);
-            cache.save();
+            cache.save_if_changed();
             if json {
                 #[derive(Serialize)]
                 struct Out<'a> {

@@ -36,11 +36,14 @@ pub struct ListCache {
     format: u32,
     pub root: PathBuf,
     pub files: HashMap<PathBuf, CachedFile>,
+    /// Changed since it was loaded (see [`ListCache::save_if_changed`]).
+    #[serde(skip)]
+    pub changed: bool,
 }
 
 impl ListCache {
     pub fn new(root: &Path) -> ListCache {
-        ListCache { format: FORMAT, root: root.to_path_buf(), files: HashMap::new() }
+        ListCache { format: FORMAT, root: root.to_path_buf(), files: HashMap::new(), changed: false }
     }
 
     /// The cache file for a root.
@@ -81,6 +84,14 @@ impl ListCache {
         let tmp = dir.join(format!(".{}.tmp-{}", file.file_name().unwrap_or_default().to_string_lossy(), std::process::id()));
         if std::fs::write(&tmp, bytes).is_ok() && std::fs::rename(&tmp, &file).is_err() {
             let _ = std::fs::remove_file(&tmp);
+        }
+    }
+
+    /// Writes the cache when something in it changed (a warm listing writes nothing).
+    pub fn save_if_changed(&mut self) {
+        if self.changed {
+            self.save();
+            self.changed = false;
         }
     }
 

@@ -16,7 +16,7 @@ use crate::diag::Severity;
 use crate::entry::{Detail, Kind, Role};
 use crate::cache::{CachedFile, ListCache};
 use crate::forks::{fork_graph_cached, ForkStatus};
-use crate::scan::{scan, Scan};
+use crate::scan::{scan, scan_serial, Scan};
 use crate::session::FileStamp;
 use crate::summary::index_all;
 use crate::layout::{Fork, Layout};
@@ -110,6 +110,12 @@ impl Lister {
     /// many (a first start on a big root) in the background with progress reports, showing
     /// header-only summaries meanwhile.
     fn snapshot(self: &Arc<Self>) -> Arc<Snapshot> {
+        self.snapshot_on(true)
+    }
+
+    /// `parallel`: scan and load the cache on all cores; off while the window starts, when
+    /// the cores are the web view's and the listing is not yet on the critical path.
+    fn snapshot_on(self: &Arc<Self>, parallel: bool) -> Arc<Snapshot> {
         if let Some(s) = self.state.lock().unwrap().current() {
             return s;
         }
@@ -121,15 +127,20 @@ impl Lister {
             }
             st.generation
         };
-        let Scan { files, findings } = scan(&self.root);
+        // The first listing of the process loads the persistent cache while it scans.
+        let load = self.state.lock().unwrap().cache.is_none();
+        let load_cache = || load.then(|| ListCache::load(&self.root));
+        let (Scan { files, findings }, loaded) = if parallel { rayon::join(|| scan(&self.root), load_cache) } else { (scan_serial(&self.root), load_cache()) };
         let mut st = self.state.lock().unwrap();
         let unsaved = std::mem::take(&mut st.unsaved);
+        if let (None, Some(c)) = (&st.cache, loaded) {
+            st.cache = Some(c);
+        }
         let cache = st.cache.get_or_insert_with(|| ListCache::load(&self.root));
         let mut misses = Vec::new();
         let mut stamps = HashMap::new();
         for f in &files {
-            let Ok(meta) = std::fs::metadata(&f.path) else { continue };
-            let stamp = FileStamp::of(&meta);
+            let stamp = f.stamp;
             if cache.hit(&f.path, &stamp).is_none() {
                 misses.push((f.path.clone(), f.size));
             }
@@ -399,7 +410,7 @@ impl Explorer {
     /// Builds the listing ahead of the first request (the app calls this while its window
     /// starts), after the watcher is set, so the first `list_sessions` finds it ready.
     pub fn prepare(&self) {
-        let _ = self.snapshot();
+        let _ = self.lister.snapshot_on(false);
     }
 
     /// The last snapshot if it is recent, else a new one.

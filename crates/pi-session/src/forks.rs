@@ -114,6 +114,7 @@ pub fn fork_graph_cached(root: &Path, sessions: &[SessionSummary], cache: &mut c
         let Some((id, line)) = point else { continue };
         if let (Some(entry), Some(ps)) = (cache.files.get_mut(&sessions[i].path), ps) {
             entry.fork = Some(CachedFork { parent: parent_path, parent_stamp: ps, fork_point_id: id.clone(), fork_point_line: line });
+            cache.changed = true;
         }
         out[i].fork_point_id = id;
         out[i].fork_point_line = line;

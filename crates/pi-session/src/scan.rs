@@ -61,6 +61,8 @@ pub struct Found {
     pub path: PathBuf,
     pub size: u64,
     pub symlink: bool,
+    /// (length, mtime, inode) as of the scan: the listing cache's key.
+    pub stamp: crate::session::FileStamp,
 }
 
 /// The session files under a root, and findings about paths that are not files.
@@ -77,8 +79,17 @@ fn is_jsonl(name: &std::ffi::OsStr) -> bool {
 }
 
 /// Lists `root/*.jsonl` and `root/*/*.jsonl`, sorted by path. Hidden files (our temporary
-/// fork files among them) are skipped.
+/// fork files among them) are skipped. The cwd folders are read on all cores.
 pub fn scan(root: &Path) -> Scan {
+    scan_on(root, true)
+}
+
+/// [`scan`] on the calling thread only.
+pub fn scan_serial(root: &Path) -> Scan {
+    scan_on(root, false)
+}
+
+fn scan_on(root: &Path, parallel: bool) -> Scan {
     let mut out = Scan::default();
     let Ok(rd) = std::fs::read_dir(root) else { return out };
     let mut dirs = Vec::new();
@@ -92,14 +103,28 @@ pub fn scan(root: &Path) -> Scan {
             dirs.push(path);
         }
     }
-    for d in dirs {
-        let Ok(rd) = std::fs::read_dir(&d) else { continue };
-        for ent in rd.flatten() {
-            if is_jsonl(&ent.file_name()) {
-                let symlink = ent.file_type().map(|t| t.is_symlink()).unwrap_or(false);
-                consider(&ent.path(), symlink, &mut out);
+    // One folder per cwd (a big root has hundreds).
+    let read = |d: &PathBuf| {
+        let mut part = Scan::default();
+        if let Ok(rd) = std::fs::read_dir(d) {
+            for ent in rd.flatten() {
+                if is_jsonl(&ent.file_name()) {
+                    let symlink = ent.file_type().map(|t| t.is_symlink()).unwrap_or(false);
+                    consider(&ent.path(), symlink, &mut part);
+                }
             }
         }
+        part
+    };
+    let parts: Vec<Scan> = if parallel {
+        use rayon::prelude::*;
+        dirs.par_iter().map(read).collect()
+    } else {
+        dirs.iter().map(read).collect()
+    };
+    for part in parts {
+        out.files.extend(part.files);
+        out.findings.extend(part.findings);
     }
     out.files.sort_by(|a, b| a.path.cmp(&b.path));
     out.findings.sort_by(|a, b| a.0.cmp(&b.0));
@@ -112,7 +137,7 @@ fn consider(path: &Path, symlink: bool, out: &mut Scan) {
             if symlink {
                 out.findings.push((path.to_path_buf(), Diagnostic::new(None, DiagKind::Symlink, "a symbolic link; read through, never written")));
             }
-            out.files.push(Found { path: path.to_path_buf(), size: m.len(), symlink });
+            out.files.push(Found { path: path.to_path_buf(), size: m.len(), symlink, stamp: crate::session::FileStamp::of(&m) });
         }
         Ok(_) => out.findings.push((path.to_path_buf(), Diagnostic::new(None, DiagKind::NotAFile, "named *.jsonl but not a regular file"))),
         Err(e) => out.findings.push((path.to_path_buf(), Diagnostic::new(None, DiagKind::Unreadable, format!("cannot read: {e}")))),

@@ -10,7 +10,6 @@ use crate::diag::{DiagKind, Diagnostic, Severity};
 use crate::entry::{Detail, Role};
 use crate::cache::{CachedFile, ListCache};
 use crate::scan::{scan, Scan};
-use crate::session::FileStamp;
 use crate::{ReadOnlyReason, Session};
 
 /// A file and its summary (or why it could not be read).
@@ -199,26 +198,34 @@ pub fn index_all(files: Vec<(PathBuf, u64)>, progress: impl Fn(usize, usize) + S
     out.into_iter().map(|(_, r)| r).collect()
 }
 
-/// Lists `root` using the persistent cache: unchanged files come from it, the others are
-/// indexed (in parallel, biggest first) and the cache is updated.
-pub fn list_cached(root: &Path, cache: &mut ListCache) -> Listing {
-    let Scan { files, findings } = scan(root);
+/// Lists `root` using its persistent cache (loaded while the root is scanned): unchanged files
+/// come from it, the others are indexed (in parallel, biggest first) and the cache is updated;
+/// it comes back for the caller to save ([`ListCache::save_if_changed`]).
+pub fn list_with_cache(root: &Path) -> (Listing, ListCache) {
+    let (found, mut cache) = rayon::join(|| scan(root), || ListCache::load(root));
+    let listing = list_scanned(root, found, &mut cache);
+    (listing, cache)
+}
+
+fn list_scanned(root: &Path, Scan { files, findings }: Scan, cache: &mut ListCache) -> Listing {
     let mut misses = Vec::new();
     let mut stamps = std::collections::HashMap::new();
     for f in &files {
-        let Ok(meta) = std::fs::metadata(&f.path) else { continue };
-        let stamp = FileStamp::of(&meta);
+        let stamp = f.stamp;
         stamps.insert(f.path.clone(), stamp);
         if cache.hit(&f.path, &stamp).is_none() {
             misses.push((f.path.clone(), f.size));
         }
     }
+    cache.changed |= !misses.is_empty();
     for (path, r) in index_all(misses, |_, _| {}) {
         if let (Ok(s), Some(stamp)) = (r, stamps.get(&path)) {
             cache.files.insert(path, CachedFile { stamp: *stamp, summary: s, fork: None });
         }
     }
+    let before = cache.files.len();
     cache.files.retain(|p, _| stamps.contains_key(p));
+    cache.changed |= before != cache.files.len();
     let results = files
         .iter()
         .map(|f| {

@@ -152,3 +152,39 @@ fn an_unwatched_listing_is_read_again_each_time() {
     fs::write(root.join("--home-u-p1--").join("2025-01-02T00-00-00-000Z_more.jsonl"), session(50, 3)).unwrap();
     assert_eq!(ex.list_sessions(None).sessions.len(), 4);
 }
+
+#[test]
+fn a_warm_listing_writes_no_cache_and_a_grown_file_is_read_again() {
+    use pi_session::cache::ListCache;
+    use pi_session::summary::list_with_cache;
+    cache_dir();
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("sessions");
+    let files = write_root(&root, 10);
+    let file = ListCache::file_for(&root).unwrap();
+
+    let (first, mut cache) = list_with_cache(&root);
+    assert!(cache.changed, "a first listing fills the cache");
+    cache.save_if_changed();
+    let saved = fs::metadata(&file).unwrap().modified().unwrap();
+
+    let (second, mut cache) = list_with_cache(&root);
+    assert!(!cache.changed, "nothing changed: the cache answers everything");
+    cache.save_if_changed();
+    assert_eq!(fs::metadata(&file).unwrap().modified().unwrap(), saved, "a warm listing does not rewrite the cache");
+    let summary = |l: &pi_session::summary::Listing| l.sessions.iter().map(|s| (s.path.clone(), s.entry_count)).collect::<Vec<_>>();
+    assert_eq!(summary(&first), summary(&second));
+
+    let mut f = fs::OpenOptions::new().append(true).open(&files[3]).unwrap();
+    std::io::Write::write_all(
+        &mut f,
+        br#"{"type":"message","id":"0000fff0","parentId":"00000001","timestamp":"2025-02-01T00:00:00.000Z","message":{"role":"user","content":"more","timestamp":2}}
+"#,
+    )
+    .unwrap();
+    drop(f);
+    let (third, cache) = list_with_cache(&root);
+    assert!(cache.changed);
+    let grown = third.sessions.iter().find(|s| s.path == files[3]).unwrap();
+    assert_eq!(grown.entry_count, 4 + 3 % 5 + 1);
+}

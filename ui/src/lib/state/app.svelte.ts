@@ -27,8 +27,6 @@ export const FIRST_SCREEN = 300;
 export interface Boot {
   info: Promise<AppInfo>;
   list: Promise<SessionList>;
-  /** Both answers, when they came before mounting (the first layout then already holds them). */
-  ready?: { info: AppInfo; list: SessionList };
 }
 export type InspectorTab = "content" | "context";
 
@@ -114,20 +112,6 @@ export class AppState {
 
   // ---------------------------------------------------------------- lifecycle
 
-  /** Takes the first answers when they came before mounting (called before the first render). */
-  adopt(boot?: Boot) {
-    if (!boot?.ready) return;
-    this.info = boot.ready.info;
-    this.list = boot.ready.list;
-    this.startIn(this.info);
-  }
-
-  private startIn(info: AppInfo) {
-    const view = info.initialView;
-    if (view === "forks" || view === "transcript" || view === "tree") this.centerTab = view;
-    if (view === "forks" && !this.forkGraph) void this.loadForkGraph();
-  }
-
   /** Starts the app; `boot` holds the first requests when they were sent before mounting. */
   async init(boot?: Boot): Promise<void> {
     this.unsubs.push(this.backend.onRootChanged((e) => this.onRootChanged(e)));
@@ -140,31 +124,30 @@ export class AppState {
     );
     const marks = perfHook().marks;
     marks.initAt = performance.now();
-    let list: SessionList;
-    if (boot?.ready) list = boot.ready.list;
-    else {
-      const infoP = boot?.info ?? this.backend.appInfo();
-      const listP = boot?.list ?? this.backend.listSessions(FIRST_SCREEN);
-      // Starting on the fork graph: fetch it alongside the list.
-      void infoP.then(
-        (i) => this.startIn(i),
-        () => {},
-      );
-      try {
-        [this.info, list] = await Promise.all([infoP, listP]);
-        this.list = list;
-      } catch (e) {
-        this.error(e, "Could not read the sessions");
-        return;
-      }
+    const infoP = boot?.info ?? this.backend.appInfo();
+    const listP = boot?.list ?? this.backend.listSessions(FIRST_SCREEN);
+    // Starting on the fork graph: fetch it alongside the list.
+    void infoP.then(
+      (i) => {
+        if (i.initialView === "forks" && !this.forkGraph) void this.loadForkGraph();
+      },
+      () => {},
+    );
+    try {
+      [this.info, this.list] = await Promise.all([infoP, listP]);
+      marks.listAt = performance.now();
+    } catch (e) {
+      this.error(e, "Could not read the sessions");
+      return;
     }
-    marks.listAt = performance.now();
+    const view = this.info.initialView;
+    if (view === "forks" || view === "transcript" || view === "tree") this.centerTab = view;
     void tick().then(() => {
       const hook = perfHook();
       if (!hook.firstSessionsAt) requestAnimationFrame(() => (hook.firstSessionsAt = performance.now()));
     });
-    if (list.limited) void this.refreshList();
-    const first = list.sessions[0];
+    if (this.list.limited) void this.refreshList();
+    const first = this.list.sessions[0];
     if (first) await this.openSession(first.path);
   }
 
