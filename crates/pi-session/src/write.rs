@@ -369,6 +369,7 @@ pub fn fork(path: &Path, target: Option<&str>, opts: &WriteOptions) -> Result<Fo
 /// place (fails rather than replace an existing file), remove the temporary name, fsync the
 /// folder.
 pub fn write_new_file(folder: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, Error> {
+    remove_stale_temporaries(folder);
     let tmp = folder.join(format!(".{name}.tmp-{}", uuid::Uuid::new_v4().simple()));
     let dest = folder.join(name);
     let result = (|| -> std::io::Result<()> {
@@ -383,6 +384,35 @@ pub fn write_new_file(folder: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf
     result.map_err(|e| Error::io(&dest, e))?;
     sync_dir(folder);
     Ok(dest)
+}
+
+/// A temporary file of ours left by a fork that was killed before it finished: hidden, named
+/// `.<name>.jsonl.tmp-<32 hex digits>`.
+pub fn is_our_temporary(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix('.') else { return false };
+    let Some((stem, suffix)) = rest.rsplit_once(".tmp-") else { return false };
+    stem.ends_with(".jsonl") && stem.len() > ".jsonl".len() && suffix.len() == 32 && suffix.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// How old a temporary file must be before a later fork removes it (a fork takes well under a
+/// second; this leaves any fork still running in another process alone).
+pub const STALE_TEMPORARY: std::time::Duration = std::time::Duration::from_secs(15 * 60);
+
+/// Removes temporary files of ours that killed forks left in `folder` (never anything else:
+/// only regular files with our exact name pattern, older than [`STALE_TEMPORARY`]).
+fn remove_stale_temporaries(folder: &Path) {
+    let Ok(rd) = std::fs::read_dir(folder) else { return };
+    let now = std::time::SystemTime::now();
+    for ent in rd.flatten() {
+        if !ent.file_name().to_str().is_some_and(is_our_temporary) {
+            continue;
+        }
+        let Ok(meta) = ent.metadata() else { continue };
+        let old = meta.modified().ok().and_then(|m| now.duration_since(m).ok()).is_some_and(|age| age > STALE_TEMPORARY);
+        if meta.is_file() && old {
+            let _ = std::fs::remove_file(ent.path());
+        }
+    }
 }
 
 /// fsync a folder so a new name in it survives a crash (a no-op where folders cannot be opened).

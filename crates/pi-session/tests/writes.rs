@@ -726,6 +726,39 @@ fn forks_do_not_collide() {
     assert_eq!(listing.len(), 21, "{:?}", listing.keys().collect::<Vec<_>>());
 }
 
+/// Temporary files that killed forks left behind are removed by a later fork once they are
+/// old; a recent one (a fork still running elsewhere) and anything not ours stay.
+#[test]
+fn a_fork_removes_stale_temporaries_of_killed_forks_and_nothing_else() {
+    let fx = Fx::new();
+    let p = fx.file("src.jsonl", &branchy(), "\n", false, true);
+    let dir = p.parent().unwrap().to_path_buf();
+    let hex = "0123456789abcdef0123456789abcdef";
+    let stale = fx.raw(&format!(".2025-01-01T00-00-00-000Z_x.jsonl.tmp-{hex}"), b"{\"type\":\"session\"");
+    let recent = fx.raw(&format!(".2025-01-01T00-00-00-000Z_y.jsonl.tmp-{hex}"), b"partial");
+    let not_ours = [
+        fx.raw(".notes.tmp-0123456789abcdef0123456789abcdef", b"x"),
+        fx.raw(&format!(".a.jsonl.tmp-{}", &hex[..31]), b"x"),
+        fx.raw(&format!("2025-01-01_z.jsonl.tmp-{hex}"), b"x"),
+        fx.raw(".hidden.jsonl", b"x"),
+    ];
+    fs::create_dir(dir.join(format!(".d.jsonl.tmp-{hex}"))).unwrap();
+    let old = write::STALE_TEMPORARY + Duration::from_secs(60);
+    for q in not_ours.iter().chain([&stale]) {
+        set_mtime(q, old);
+    }
+    set_mtime(&recent, Duration::from_secs(5));
+    assert!(write::is_our_temporary(stale.file_name().unwrap().to_str().unwrap()));
+
+    check_fork(&p, Some("e0000004"), &fx.opts());
+    assert!(!stale.exists(), "an old temporary of ours is removed");
+    assert!(recent.exists(), "a recent one may belong to a fork still running");
+    for q in &not_ours {
+        assert!(q.exists(), "{} is not ours and stays", q.display());
+    }
+    assert!(dir.join(format!(".d.jsonl.tmp-{hex}")).is_dir(), "a folder is never removed");
+}
+
 /// A fork of a fork: parentSession points at the first fork; the path is still byte for byte.
 #[test]
 fn fork_of_a_fork() {
