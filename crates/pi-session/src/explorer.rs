@@ -255,6 +255,8 @@ pub struct Explorer {
     read_only_locked: bool,
     initial_view: String,
     sessions: Mutex<HashMap<PathBuf, Cached>>,
+    /// Held while a session file is opened (see [`Explorer::session_at`]).
+    opening: Mutex<()>,
     lister: Arc<Lister>,
     /// Byte lengths right after our own appends, so a refresh can tell our lines from others'.
     own_writes: Mutex<HashMap<PathBuf, u64>>,
@@ -272,6 +274,7 @@ impl Explorer {
             read_only_locked: read_only,
             initial_view: "tree".into(),
             sessions: Mutex::new(HashMap::new()),
+            opening: Mutex::new(()),
             lister: Arc::new(Lister { root, state: Mutex::new(ListState::default()), building: Mutex::new(()), progress: Mutex::new(None) }),
             own_writes: Mutex::new(HashMap::new()),
             layouts: Mutex::new(Vec::new()),
@@ -355,6 +358,12 @@ impl Explorer {
                 Ok(s)
             }
             None => {
+                // One open at a time: the UI's first requests for a session come together, and
+                // each would otherwise read the whole file (a big one takes all cores).
+                let _opening = self.opening.lock().unwrap();
+                if let Some(c) = self.sessions.lock().unwrap().get(real) {
+                    return Ok(c.session.clone());
+                }
                 let s = Arc::new(RwLock::new(Session::open(real)?));
                 let mut map = self.sessions.lock().unwrap();
                 if map.len() > 64 {
