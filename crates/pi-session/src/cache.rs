@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::scan::Found;
 use crate::session::FileStamp;
-use crate::summary::SessionSummary;
+use crate::summary::{Indexed, SessionSummary};
 
 /// Bumped whenever what a summary holds or how it is computed changes.
 const FORMAT: u32 = 5;
@@ -92,6 +93,27 @@ impl ListCache {
         if self.changed {
             self.save();
             self.changed = false;
+        }
+    }
+
+    /// Forgets the files that are gone and returns the found ones it cannot answer (new or
+    /// changed since they were cached).
+    pub fn reconcile(&mut self, found: &[Found]) -> Vec<Found> {
+        let present: std::collections::HashSet<&Path> = found.iter().map(|f| f.path.as_path()).collect();
+        let before = self.files.len();
+        self.files.retain(|p, _| present.contains(p.as_path()));
+        self.changed |= before != self.files.len();
+        found.iter().filter(|f| self.hit(&f.path, &f.stamp).is_none()).cloned().collect()
+    }
+
+    /// Keeps the summaries indexing `misses` gave (`results` in the same order).
+    pub fn store(&mut self, misses: &[Found], results: Vec<Indexed>) {
+        for (f, (path, r)) in misses.iter().zip(results) {
+            debug_assert_eq!(f.path, path);
+            if let Ok(summary) = r {
+                self.files.insert(path, CachedFile { stamp: f.stamp, summary, fork: None });
+                self.changed = true;
+            }
         }
     }
 

@@ -14,11 +14,10 @@ use crate::api::*;
 use crate::context::{BodyReader, ContextPlan, ItemKind};
 use crate::diag::Severity;
 use crate::entry::{Detail, Kind, Role};
-use crate::cache::{CachedFile, ListCache};
+use crate::cache::ListCache;
 use crate::forks::{fork_graph_cached, ForkStatus};
-use crate::scan::{scan, scan_serial, Scan};
-use crate::session::FileStamp;
-use crate::summary::index_all;
+use crate::scan::{scan, scan_serial, Found, Scan};
+use crate::summary::{index_all, sizes};
 use crate::layout::{Fork, Layout};
 use crate::preview::{estimate_tokens, line_value, preview};
 use crate::summary::{Listing, SessionSummary};
@@ -66,8 +65,6 @@ struct ListState {
     indexing: bool,
     /// A watcher reports changes under the root: the last snapshot stays valid until it does.
     watched: bool,
-    /// The cache holds summaries not yet saved (a background index just finished).
-    unsaved: bool,
     /// Bumped by every change that makes a listing stale; a snapshot built across a bump is
     /// returned but not kept.
     generation: u64,
@@ -132,40 +129,21 @@ impl Lister {
         let load_cache = || load.then(|| ListCache::load(&self.root));
         let (Scan { files, findings }, loaded) = if parallel { rayon::join(|| scan(&self.root), load_cache) } else { (scan_serial(&self.root), load_cache()) };
         let mut st = self.state.lock().unwrap();
-        let unsaved = std::mem::take(&mut st.unsaved);
-        if let (None, Some(c)) = (&st.cache, loaded) {
-            st.cache = Some(c);
-        }
-        let cache = st.cache.get_or_insert_with(|| ListCache::load(&self.root));
-        let mut misses = Vec::new();
-        let mut stamps = HashMap::new();
-        for f in &files {
-            let stamp = f.stamp;
-            if cache.hit(&f.path, &stamp).is_none() {
-                misses.push((f.path.clone(), f.size));
-            }
-            stamps.insert(f.path.clone(), stamp);
-        }
-        let before = cache.files.len();
-        cache.files.retain(|p, _| stamps.contains_key(p));
-        let mut dirty = unsaved || before != cache.files.len();
-        let miss_bytes: u64 = misses.iter().map(|m| m.1).sum();
+        let cache = st.cache.get_or_insert_with(|| loaded.unwrap_or_else(|| ListCache::load(&self.root)));
+        let misses = cache.reconcile(&files);
+        let missed = misses.len();
+        let miss_bytes: u64 = misses.iter().map(|m| m.size).sum();
         let background = misses.len() > SYNC_FILES || miss_bytes > SYNC_BYTES;
         let mut quick: HashMap<PathBuf, SessionSummary> = HashMap::new();
         if background {
             use rayon::prelude::*;
-            quick = misses.par_iter().map(|(p, size)| (p.clone(), SessionSummary::quick(p, *size))).collect();
+            quick = misses.par_iter().map(|f| (f.path.clone(), SessionSummary::quick(&f.path, f.size))).collect();
             if !st.indexing {
                 st.indexing = true;
-                self.index_in_background(misses.clone(), stamps.clone());
+                self.index_in_background(misses);
             }
         } else if !misses.is_empty() {
-            for (path, r) in index_all(misses.clone(), |_, _| {}) {
-                if let (Ok(s), Some(stamp)) = (r, stamps.get(&path)) {
-                    cache.files.insert(path, CachedFile { stamp: *stamp, summary: s, fork: None });
-                }
-            }
-            dirty = true;
+            cache.store(&misses, index_all(sizes(&misses), |_, _| {}));
         }
         let cache = st.cache.as_mut().expect("loaded above");
         let results: Vec<(PathBuf, Result<SessionSummary, Error>)> = files
@@ -180,12 +158,9 @@ impl Lister {
             .collect();
         let total = results.len();
         let listing = crate::summary::assemble(&self.root, results, findings);
-        let with_points = cache.files.values().filter(|c| c.fork.is_some()).count();
         let forks = fork_graph_cached(&self.root, &listing.sessions, cache);
-        if dirty || cache.files.values().filter(|c| c.fork.is_some()).count() != with_points {
-            cache.save();
-        }
-        let indexed = if background { total.saturating_sub(misses.len()) } else { total };
+        cache.save_if_changed();
+        let indexed = if background { total.saturating_sub(missed) } else { total };
         let snap = Arc::new(Snapshot { listing, forks, indexed, total, at: Instant::now() });
         if st.generation == generation {
             st.last = Some(snap.clone());
@@ -193,7 +168,7 @@ impl Lister {
         snap
     }
 
-    fn index_in_background(self: &Arc<Self>, misses: Vec<(PathBuf, u64)>, stamps: HashMap<PathBuf, FileStamp>) {
+    fn index_in_background(self: &Arc<Self>, misses: Vec<Found>) {
         let this = self.clone();
         let _ = std::thread::Builder::new().name("index".into()).spawn(move || {
             let last = Mutex::new(Instant::now());
@@ -210,21 +185,16 @@ impl Lister {
             // the global pool) stay quick while a big root is indexed.
             let pool = rayon::ThreadPoolBuilder::new().thread_name(|i| format!("index-{i}")).start_handler(|_| lower_priority()).build();
             let results = match &pool {
-                Ok(pool) => pool.install(|| index_all(misses, report)),
-                Err(_) => index_all(misses, report),
+                Ok(pool) => pool.install(|| index_all(sizes(&misses), report)),
+                Err(_) => index_all(sizes(&misses), report),
             };
             drop(pool);
             let n = results.len();
             let mut st = this.state.lock().unwrap();
             if let Some(cache) = st.cache.as_mut() {
-                for (path, r) in results {
-                    if let (Ok(s), Some(stamp)) = (r, stamps.get(&path)) {
-                        cache.files.insert(path, CachedFile { stamp: *stamp, summary: s, fork: None });
-                    }
-                }
+                cache.store(&misses, results);
             }
             st.indexing = false;
-            st.unsaved = true;
             st.invalidate();
             drop(st);
             // The complete listing (fork points found, the cache saved) before the UI asks.

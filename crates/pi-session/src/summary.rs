@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::context::BodyReader;
 use crate::diag::{DiagKind, Diagnostic, Severity};
 use crate::entry::{Detail, Role};
-use crate::cache::{CachedFile, ListCache};
+use crate::cache::ListCache;
 use crate::scan::{scan, Scan};
 use crate::{ReadOnlyReason, Session};
 
@@ -198,6 +198,11 @@ pub fn index_all(files: Vec<(PathBuf, u64)>, progress: impl Fn(usize, usize) + S
     out.into_iter().map(|(_, r)| r).collect()
 }
 
+/// (path, size) of found files, as [`index_all`] takes them.
+pub fn sizes(found: &[crate::scan::Found]) -> Vec<(PathBuf, u64)> {
+    found.iter().map(|f| (f.path.clone(), f.size)).collect()
+}
+
 /// Lists `root` using its persistent cache (loaded while the root is scanned): unchanged files
 /// come from it, the others are indexed (in parallel, biggest first) and the cache is updated;
 /// it comes back for the caller to save ([`ListCache::save_if_changed`]).
@@ -208,24 +213,8 @@ pub fn list_with_cache(root: &Path) -> (Listing, ListCache) {
 }
 
 fn list_scanned(root: &Path, Scan { files, findings }: Scan, cache: &mut ListCache) -> Listing {
-    let mut misses = Vec::new();
-    let mut stamps = std::collections::HashMap::new();
-    for f in &files {
-        let stamp = f.stamp;
-        stamps.insert(f.path.clone(), stamp);
-        if cache.hit(&f.path, &stamp).is_none() {
-            misses.push((f.path.clone(), f.size));
-        }
-    }
-    cache.changed |= !misses.is_empty();
-    for (path, r) in index_all(misses, |_, _| {}) {
-        if let (Ok(s), Some(stamp)) = (r, stamps.get(&path)) {
-            cache.files.insert(path, CachedFile { stamp: *stamp, summary: s, fork: None });
-        }
-    }
-    let before = cache.files.len();
-    cache.files.retain(|p, _| stamps.contains_key(p));
-    cache.changed |= before != cache.files.len();
+    let misses = cache.reconcile(&files);
+    cache.store(&misses, index_all(sizes(&misses), |_, _| {}));
     let results = files
         .iter()
         .map(|f| {
