@@ -116,19 +116,7 @@ fn check_and_list_on_the_folder_of_all_damage() {
     }
     assert_eq!(report["errors"].as_u64(), Some(errors));
     assert_eq!(report["warnings"].as_u64(), Some(warnings));
-    let mut wrong = Vec::new();
-    for (path, expected) in &f.cases {
-        let expected: BTreeSet<String> = expected.iter().map(|s| s.to_string()).collect();
-        match got.get(path) {
-            Some(k) if *k == expected => {}
-            other => wrong.push(format!("{path}: expected {expected:?}, got {other:?}")),
-        }
-    }
-    for path in got.keys() {
-        if !f.cases.iter().any(|(p, _)| p == path) {
-            wrong.push(format!("{path}: reported but not expected"));
-        }
-    }
+    let wrong = f.mismatches(&got, "reported");
     assert!(wrong.is_empty(), "\n{}", wrong.join("\n"));
 
     let bound = 3 * f.largest_file + 64 * 1024 * 1024;

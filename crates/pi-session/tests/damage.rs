@@ -62,19 +62,7 @@ fn the_folder_of_all_damage_lists_every_file_with_its_diagnostics() {
     let listing = within(LIMIT, "listing the damage folder", move || list(&root));
     eprintln!("damage: listed {} sessions and {} other paths in {:?}", listing.sessions.len(), listing.other.len(), t.elapsed());
     let got = kinds(&f.root, &listing);
-    let mut wrong = Vec::new();
-    for (path, expected) in &f.cases {
-        let expected: BTreeSet<&str> = expected.iter().copied().collect();
-        match got.get(path) {
-            Some(k) if *k == expected => {}
-            other => wrong.push(format!("{path}: expected {expected:?}, got {other:?}")),
-        }
-    }
-    for path in got.keys() {
-        if !f.cases.iter().any(|(p, _)| p == path) {
-            wrong.push(format!("{path}: listed but not expected"));
-        }
-    }
+    let wrong = f.mismatches(&got, "listed");
     assert!(wrong.is_empty(), "\n{}", wrong.join("\n"));
     for p in fixture::IGNORED {
         assert!(!got.contains_key(*p), "{p} must not be listed");

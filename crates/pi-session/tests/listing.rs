@@ -55,6 +55,15 @@ fn write_root(root: &Path, files: u32) -> Vec<PathBuf> {
         .collect()
 }
 
+/// A fresh root of `files` sessions under a temporary folder (kept alive by the guard).
+fn fresh_root(files: u32) -> (tempfile::TempDir, PathBuf, Vec<PathBuf>) {
+    cache_dir();
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("sessions");
+    let written = write_root(&root, files);
+    (tmp, root, written)
+}
+
 fn counts(l: &SessionList) -> Vec<(String, u32)> {
     let mut v: Vec<(String, u32)> = l.sessions.iter().map(|s| (s.path.clone(), s.entry_count)).collect();
     v.sort();
@@ -63,10 +72,7 @@ fn counts(l: &SessionList) -> Vec<(String, u32)> {
 
 #[test]
 fn first_start_indexes_in_the_background_then_the_cache_serves_the_second() {
-    cache_dir();
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("sessions");
-    let files = write_root(&root, 120);
+    let (_tmp, root, files) = fresh_root(120);
 
     let first = Explorer::new(root.clone(), "flag", true);
     let (tx, rx) = mpsc::channel();
@@ -115,10 +121,7 @@ fn first_start_indexes_in_the_background_then_the_cache_serves_the_second() {
 
 #[test]
 fn a_watched_listing_is_reused_until_a_change_is_reported() {
-    cache_dir();
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("sessions");
-    write_root(&root, 6);
+    let (_tmp, root, _) = fresh_root(6);
     let ex = Explorer::new(root.clone(), "flag", true);
     ex.set_watched();
     ex.prepare();
@@ -143,10 +146,7 @@ fn a_watched_listing_is_reused_until_a_change_is_reported() {
 
 #[test]
 fn an_unwatched_listing_is_read_again_each_time() {
-    cache_dir();
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("sessions");
-    write_root(&root, 3);
+    let (_tmp, root, _) = fresh_root(3);
     let ex = Explorer::new(root.clone(), "flag", true);
     assert_eq!(ex.list_sessions(None).sessions.len(), 3);
     fs::write(root.join("--home-u-p1--").join("2025-01-02T00-00-00-000Z_more.jsonl"), session(50, 3)).unwrap();
@@ -157,10 +157,7 @@ fn an_unwatched_listing_is_read_again_each_time() {
 fn a_warm_listing_writes_no_cache_and_a_grown_file_is_read_again() {
     use pi_session::cache::ListCache;
     use pi_session::summary::list_with_cache;
-    cache_dir();
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("sessions");
-    let files = write_root(&root, 10);
+    let (_tmp, root, files) = fresh_root(10);
     let file = ListCache::file_for(&root).unwrap();
 
     let (first, mut cache) = list_with_cache(&root);

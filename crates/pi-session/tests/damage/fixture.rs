@@ -271,3 +271,24 @@ pub fn committed_dir(manifest_dir: &str, from_cli: bool) -> PathBuf {
         m.join("tests/damage")
     }
 }
+
+impl Folder {
+    /// Where the diagnostic kinds `got` (path → kinds) differ from the catalogue: a wrong set,
+    /// or a path `what` that no case expects. Empty when they agree.
+    pub fn mismatches<S: AsRef<str> + Ord + std::fmt::Debug>(&self, got: &std::collections::BTreeMap<String, std::collections::BTreeSet<S>>, what: &str) -> Vec<String> {
+        let mut wrong = Vec::new();
+        for (path, expected) in &self.cases {
+            let expected: std::collections::BTreeSet<&str> = expected.iter().copied().collect();
+            match got.get(path) {
+                Some(k) if k.iter().map(AsRef::as_ref).collect::<std::collections::BTreeSet<&str>>() == expected => {}
+                other => wrong.push(format!("{path}: expected {expected:?}, got {other:?}")),
+            }
+        }
+        for path in got.keys() {
+            if !self.cases.iter().any(|(p, _)| p == path) {
+                wrong.push(format!("{path}: {what} but not expected"));
+            }
+        }
+        wrong
+    }
+}
