@@ -1,0 +1,53 @@
+//! The inspector: one entry in detail.
+
+use super::Explorer;
+use crate::api::*;
+use crate::context::{BodyReader, ContextPlan};
+use crate::preview::line_value;
+use crate::tree::Leaf;
+use crate::Error;
+
+impl Explorer {
+    // ------------------------------------------------------------------ inspector
+
+    pub fn entry_detail(&self, path: &str, id: &str) -> Result<EntryDetail, Error> {
+        let s = self.session(path)?;
+        let s = s.read().unwrap();
+        let i = s.node(id)?;
+        let e = &s.index.entries[i as usize];
+        let mut reader = BodyReader::open(&s.index)?;
+        let raw = line_value(&reader.line(i)?);
+        let path_nodes = s.tree.path_to(i);
+        let (mut path_tokens, mut path_cost) = (0.0, 0.0);
+        for &p in &path_nodes {
+            if let Some(u) = s.index.entries[p as usize].usage() {
+                path_tokens += u.total_tokens;
+                path_cost += u.cost;
+            }
+        }
+        let plan = ContextPlan::build(&s.index, &s.tree, Leaf::Entry(i));
+        let on_path: std::collections::HashSet<u32> = s.tree.active_path().into_iter().collect();
+        Ok(EntryDetail {
+            path: s.index.path.to_string_lossy().into_owned(),
+            id: id.to_string(),
+            parent_id: e.parent.id().map(|p| p.to_string()),
+            line: e.line,
+            kind: e.kind.as_str().to_string(),
+            role: e.role().and_then(|r| r.as_str()).map(str::to_string),
+            timestamp: (!e.ts.is_nan()).then_some(e.ts),
+            label: s.tree.labels.get(id).map(|l| l.text.clone()),
+            on_path: on_path.contains(&i),
+            is_leaf: s.tree.leaf == Leaf::Entry(i),
+            depth: s.tree.depth[i as usize],
+            child_ids: s.tree.children[i as usize].iter().map(|&c| s.id_of(c).to_string()).collect(),
+            raw,
+            usage: e.usage().copied(),
+            path_tokens,
+            path_cost,
+            model: plan.model,
+            thinking_level: plan.thinking_level,
+            diagnostics: s.diagnostics().into_iter().filter(|d| d.line == Some(e.line)).collect(),
+            can_fork_before: e.is_user() && s.index.read_only().is_none(),
+        })
+    }
+}

@@ -1,0 +1,157 @@
+//! The sidebar list and the fork graph.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::{Explorer, ProgressSink, Snapshot};
+use crate::api::*;
+use crate::diag::Severity;
+use crate::forks::ForkStatus;
+use crate::summary::SessionSummary;
+
+impl Explorer {
+    // ------------------------------------------------------------------ list and forks
+
+    /// Where indexing progress goes.
+    pub fn set_progress_sink(&self, sink: ProgressSink) {
+        *self.lister.progress.lock().unwrap() = Some(sink);
+    }
+
+    /// The listing: unchanged files from the persistent cache, a few changed ones indexed now,
+    /// many (a first start on a big root) in the background with progress reports, showing
+    /// header-only summaries meanwhile.
+    pub fn snapshot(&self) -> Arc<Snapshot> {
+        self.lister.snapshot()
+    }
+
+    /// From now on a watcher reports every change under the root ([`Explorer::root_changed`]):
+    /// listings are reused until one comes.
+    pub fn set_watched(&self) {
+        self.lister.state.lock().unwrap().watched = true;
+    }
+
+    /// Files under the root changed: the next listing reads them again.
+    pub fn root_changed(&self) {
+        self.lister.state.lock().unwrap().invalidate();
+    }
+
+    /// Builds the listing ahead of the first request (the app calls this while its window
+    /// starts), after the watcher is set, so the first `list_sessions` finds it ready.
+    pub fn prepare(&self) {
+        let _ = self.lister.snapshot_on(false);
+    }
+
+    /// The last snapshot if it is recent, else a new one.
+    pub(super) fn recent_snapshot(&self) -> Arc<Snapshot> {
+        if let Some(s) = self.lister.state.lock().unwrap().last.clone() {
+            if s.at.elapsed() < Duration::from_millis(1500) {
+                return s;
+            }
+        }
+        self.snapshot()
+    }
+
+    /// The sidebar list; with `limit`, only that many of the most recently modified sessions
+    /// (and the parents they were forked from), for a quick first screen.
+    pub fn list_sessions(&self, limit: Option<usize>) -> SessionList {
+        let snap = self.snapshot();
+        let l = &snap.listing;
+        let mut keep: Vec<usize> = (0..l.sessions.len()).collect();
+        let limited = limit.is_some_and(|n| n < keep.len());
+        if let (true, Some(n)) = (limited, limit) {
+            keep.sort_by(|&a, &b| l.sessions[b].modified.unwrap_or(0.0).total_cmp(&l.sessions[a].modified.unwrap_or(0.0)));
+            keep.truncate(n);
+            let by_path: HashMap<&Path, usize> = l.sessions.iter().enumerate().map(|(i, s)| (s.path.as_path(), i)).collect();
+            let mut seen: std::collections::HashSet<usize> = keep.iter().copied().collect();
+            let mut k = 0;
+            while k < keep.len() {
+                let parent = snap.forks[keep[k]].parent_path.as_deref().and_then(|p| by_path.get(p)).copied();
+                if let Some(p) = parent.filter(|p| seen.insert(*p)) {
+                    keep.push(p);
+                }
+                k += 1;
+            }
+            keep.sort_unstable();
+        }
+        let sessions: Vec<SessionRow> = keep.iter().map(|&i| session_row(&l.sessions[i], &snap.forks[i])).collect();
+        SessionList {
+            root: self.root.to_string_lossy().into_owned(),
+            sessions,
+            other: l.other.iter().map(|o| PathNote { path: o.path.to_string_lossy().into_owned(), diagnostic: o.diagnostic.clone() }).collect(),
+            indexed: snap.indexed as u32,
+            total: snap.total as u32,
+            limited,
+        }
+    }
+
+    pub fn fork_graph(&self) -> ForkGraph {
+        let snap = self.recent_snapshot();
+        let l = &snap.listing;
+        let forks = &snap.forks;
+        let nodes = l
+            .sessions
+            .iter()
+            .zip(forks.iter())
+            .map(|(s, f)| {
+                ForkNode {
+                    path: s.path.to_string_lossy().into_owned(),
+                    id: s.id.clone(),
+                    title: title_of(s),
+                    cwd: s.cwd.clone(),
+                    created: s.timestamp.clone(),
+                    modified: s.modified,
+                    entry_count: s.entry_count as u32,
+                    parent_path: f.parent_path.as_ref().map(|p| p.to_string_lossy().into_owned()),
+                    fork_point_id: f.fork_point_id.clone(),
+                    fork_point_line: f.fork_point_line,
+                    status: status_str(f.status).into(),
+                }
+            })
+            .collect();
+        ForkGraph { nodes }
+    }
+}
+
+fn status_str(s: ForkStatus) -> &'static str {
+    match s {
+        ForkStatus::Ok => "ok",
+        ForkStatus::ParentMissing => "parent-missing",
+        ForkStatus::Cycle => "cycle",
+    }
+}
+
+pub fn title_of(s: &SessionSummary) -> String {
+    s.name
+        .clone()
+        .filter(|n| !n.is_empty())
+        .or_else(|| s.first_user_message.as_deref().filter(|m| !m.is_empty()).map(|m| crate::view::fold(m, 200)))
+        .unwrap_or_else(|| s.path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default())
+}
+
+fn session_row(s: &SessionSummary, f: &crate::forks::ForkInfo) -> SessionRow {
+    let count = |sev| s.diagnostics.iter().filter(|d| d.severity == sev).count() as u32;
+    SessionRow {
+        path: s.path.to_string_lossy().into_owned(),
+        id: s.id.clone(),
+        cwd: s.cwd.clone(),
+        title: title_of(s),
+        name: s.name.clone(),
+        created: s.timestamp.clone(),
+        modified: s.modified,
+        entry_count: s.entry_count as u32,
+        message_count: s.message_count as u32,
+        branch_points: s.branch_points as u32,
+        tokens: s.tokens,
+        cost: s.cost,
+        size: s.size as f64,
+        leaf_id: s.leaf_id.clone(),
+        parent_path: f.parent_path.as_ref().map(|p| p.to_string_lossy().into_owned()),
+        fork_point_id: f.fork_point_id.clone(),
+        fork_status: status_str(f.status).into(),
+        read_only: s.read_only.as_ref().map(|r| serde_json::to_value(r).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()),
+        errors: count(Severity::Error),
+        warnings: count(Severity::Warning),
+    }
+}

@@ -1,0 +1,190 @@
+//! The service behind the app's commands: one per sessions root, thread-safe, no Tauri.
+//! Each app command is a thin adapter over one method here, so the same behaviour is tested
+//! without a window.
+
+mod context;
+mod inspect;
+mod lister;
+mod listing;
+mod search;
+mod transcript;
+mod tree_pages;
+mod writes;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant, SystemTime};
+
+use crate::api::*;
+use crate::layout::Layout;
+use crate::write::{self, WriteOptions};
+use crate::{Error, Session};
+
+pub use lister::{ProgressSink, Snapshot};
+use lister::{ListState, Lister};
+pub use listing::title_of;
+pub use transcript::newest_in_subtree;
+use tree_pages::LayoutKey;
+
+/// Messages and hidden entries sent with a context view before paging.
+pub const CONTEXT_PAGE: usize = 200;
+
+/// A cached session, shared between commands.
+type Shared = Arc<RwLock<Session>>;
+
+
+struct Cached {
+    session: Arc<RwLock<Session>>,
+    /// Last time another process appended to the file (seen by a refresh).
+    external_append: Option<Instant>,
+}
+
+
+/// A sessions root, its caches, and the app's modes.
+pub struct Explorer {
+    root: PathBuf,
+    root_source: String,
+    demo: bool,
+    wanted_root: Option<PathBuf>,
+    read_only: AtomicBool,
+    read_only_locked: bool,
+    initial_view: String,
+    sessions: Mutex<HashMap<PathBuf, Cached>>,
+    /// Held while a session file is opened (see [`Explorer::session_at`]).
+    opening: Mutex<()>,
+    lister: Arc<Lister>,
+    /// Byte lengths right after our own appends, so a refresh can tell our lines from others'.
+    own_writes: Mutex<HashMap<PathBuf, u64>>,
+    layouts: Mutex<Vec<(LayoutKey, Arc<Layout>)>>,
+}
+
+impl Explorer {
+    pub fn new(root: PathBuf, root_source: &str, read_only: bool) -> Explorer {
+        Explorer {
+            root: root.clone(),
+            root_source: root_source.to_string(),
+            demo: false,
+            wanted_root: None,
+            read_only: AtomicBool::new(read_only),
+            read_only_locked: read_only,
+            initial_view: "tree".into(),
+            sessions: Mutex::new(HashMap::new()),
+            opening: Mutex::new(()),
+            lister: Arc::new(Lister { root, state: Mutex::new(ListState::default()), building: Mutex::new(()), progress: Mutex::new(None) }),
+            own_writes: Mutex::new(HashMap::new()),
+            layouts: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Marks this explorer as showing the bundled demo instead of `wanted`.
+    pub fn with_demo(mut self, wanted: PathBuf) -> Explorer {
+        self.demo = true;
+        self.wanted_root = Some(wanted);
+        self.root_source = "demo".into();
+        self
+    }
+
+    /// The centre view the window starts in (`tree`, `forks`, `transcript`).
+    pub fn with_initial_view(mut self, view: &str) -> Explorer {
+        self.initial_view = view.to_string();
+        self
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn is_read_only(&self) -> bool {
+        self.read_only.load(Ordering::SeqCst)
+    }
+
+    pub fn app_info(&self) -> AppInfo {
+        AppInfo {
+            root: self.root.clone(),
+            root_source: self.root_source.clone(),
+            demo: self.demo,
+            wanted_root: self.wanted_root.clone(),
+            read_only: self.is_read_only(),
+            read_only_locked: self.read_only_locked,
+            initial_view: self.initial_view.clone(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+        }
+    }
+
+    /// Switches read-only mode; a mode set at start (`--read-only`) stays on.
+    pub fn set_read_only(&self, on: bool) -> AppInfo {
+        self.read_only.store(on || self.read_only_locked, Ordering::SeqCst);
+        self.app_info()
+    }
+
+    pub(super) fn write_opts(&self) -> WriteOptions {
+        WriteOptions { root: Some(self.root.clone()), read_only: self.is_read_only(), ..Default::default() }
+    }
+
+    /// Resolves a path argument: after symlinks it must lie inside the root.
+    pub fn resolve(&self, path: &str) -> Result<PathBuf, Error> {
+        write::confine(Path::new(path), Some(&self.root))
+    }
+
+    /// The session at `path`, refreshed from disk if the file changed.
+    pub fn session(&self, path: &str) -> Result<Arc<RwLock<Session>>, Error> {
+        let real = self.resolve(path)?;
+        self.session_at(&real)
+    }
+
+    pub(super) fn session_at(&self, real: &Path) -> Result<Arc<RwLock<Session>>, Error> {
+        let existing = self.sessions.lock().unwrap().get(real).map(|c| c.session.clone());
+        match existing {
+            Some(s) => {
+                let refreshed = {
+                    let mut w = s.write().unwrap();
+                    let before = w.index.read_len;
+                    let r = w.refresh()?;
+                    (r != crate::Refresh::Unchanged).then_some((before, w.index.read_len))
+                };
+                if let Some((_, after)) = refreshed {
+                    let ours = self.own_writes.lock().unwrap().get(real).copied() == Some(after);
+                    if !ours {
+                        if let Some(c) = self.sessions.lock().unwrap().get_mut(real) {
+                            c.external_append = Some(Instant::now());
+                        }
+                    }
+                }
+                Ok(s)
+            }
+            None => {
+                // One open at a time: the UI's first requests for a session come together, and
+                // each would otherwise read the whole file (a big one takes all cores).
+                let _opening = self.opening.lock().unwrap();
+                if let Some(c) = self.sessions.lock().unwrap().get(real) {
+                    return Ok(c.session.clone());
+                }
+                let s = Arc::new(RwLock::new(Session::open(real)?));
+                let mut map = self.sessions.lock().unwrap();
+                if map.len() > 64 {
+                    map.clear();
+                }
+                map.insert(real.to_path_buf(), Cached { session: s.clone(), external_append: None });
+                Ok(s)
+            }
+        }
+    }
+
+    /// True when another process appended to the file within the last 10 s.
+    pub fn is_live(&self, real: &Path) -> bool {
+        let recent = |t: Option<Instant>| t.is_some_and(|t| t.elapsed() < Duration::from_secs(10));
+        if recent(self.sessions.lock().unwrap().get(real).and_then(|c| c.external_append)) {
+            return true;
+        }
+        let ours = self.own_writes.lock().unwrap().get(real).copied();
+        std::fs::metadata(real)
+            .ok()
+            .filter(|m| Some(m.len()) != ours)
+            .and_then(|m| m.modified().ok())
+            .and_then(|m| SystemTime::now().duration_since(m).ok())
+            .is_some_and(|age| age < Duration::from_secs(10))
+            && ours.is_some()
+    }
+}

@@ -1,0 +1,141 @@
+//! The transcript: the active path as a page of messages, sibling steps, Markdown.
+
+use super::Explorer;
+use crate::api::*;
+use crate::context::BodyReader;
+use crate::entry::{Kind, Role};
+use crate::preview::line_value;
+use crate::tree::NONE;
+use crate::{Error, Session};
+
+impl Explorer {
+    // ------------------------------------------------------------------ transcript
+
+    /// The active path in the default filter (no bookkeeping, model or thinking changes).
+    fn transcript_nodes(s: &Session) -> Vec<u32> {
+        s.tree.active_path().into_iter().filter(|&i| in_transcript(&s.index.entries[i as usize].kind)).collect()
+    }
+
+    pub fn transcript_page(&self, path: &str, start: usize, count: usize) -> Result<TranscriptPage, Error> {
+        let arc = self.session(path)?;
+        let s = arc.read().unwrap();
+        let nodes = Self::transcript_nodes(&s);
+        let mut reader = BodyReader::open(&s.index)?;
+        let end = (start + count.min(1000)).min(nodes.len());
+        let mut items = Vec::with_capacity(end.saturating_sub(start));
+        for (k, &i) in nodes.iter().enumerate().take(end).skip(start) {
+            let e = &s.index.entries[i as usize];
+            items.push(TranscriptItem {
+                index: k as u32,
+                id: e.id_str().to_string(),
+                line: e.line,
+                kind: e.kind.as_str().to_string(),
+                role: e.role().and_then(|r| r.as_str()).map(str::to_string),
+                ts: (!e.ts.is_nan()).then_some(e.ts),
+                label: s.tree.labels.get(e.id_str()).map(|l| l.text.clone()),
+                raw: line_value(&reader.line(i)?),
+                siblings: siblings(&s, i),
+            });
+        }
+        Ok(TranscriptPage {
+            path: s.index.path.to_string_lossy().into_owned(),
+            leaf_id: s.leaf_id().map(str::to_string),
+            total: nodes.len() as u32,
+            start: start as u32,
+            items,
+        })
+    }
+
+    /// Steps to sibling `to`: the view moves to the newest entry (in file order) of its
+    /// subtree, persisted as one `leaf` line unless read-only.
+    pub fn switch_branch(&self, path: &str, to: &str) -> Result<SwitchResult, Error> {
+        let real = self.resolve(path)?;
+        let target = {
+            let arc = self.session_at(&real)?;
+            let s = arc.read().unwrap();
+            let i = s.node(to)?;
+            newest_in_subtree(&s, i)
+        };
+        if self.is_read_only() {
+            return Ok(SwitchResult {
+                leaf_id: Some(target),
+                write: None,
+                note: Some("read-only mode: the view moved; the file was not changed, so pi still resumes where it was".into()),
+            });
+        }
+        let w = self.navigate(path, Some(&target))?;
+        Ok(SwitchResult { leaf_id: Some(target), write: Some(w), note: None })
+    }
+
+    /// The active path (or the given entries) as Markdown.
+    pub fn transcript_markdown(&self, path: &str, ids: Option<&[String]>) -> Result<String, Error> {
+        let arc = self.session(path)?;
+        let s = arc.read().unwrap();
+        let nodes: Vec<u32> = match ids {
+            Some(ids) => ids.iter().filter_map(|id| s.node(id).ok()).collect(),
+            None => Self::transcript_nodes(&s),
+        };
+        let mut reader = BodyReader::open(&s.index)?;
+        let mut out = String::new();
+        if let Some(n) = &s.tree.name {
+            out.push_str(&format!("# {n}\n\n"));
+        }
+        for i in nodes {
+            let e = &s.index.entries[i as usize];
+            let v = line_value(&reader.line(i)?);
+            crate::markdown::entry_markdown(e, &v, &mut out);
+        }
+        Ok(out)
+    }
+}
+
+fn in_transcript(k: &Kind) -> bool {
+    matches!(k, Kind::Message | Kind::CustomMessage | Kind::Compaction | Kind::BranchSummary)
+}
+
+/// Visible (default filter) siblings of a transcript entry: bookkeeping lines are transparent.
+fn siblings(s: &Session, i: u32) -> Option<Siblings> {
+    let e = &s.index.entries[i as usize];
+    if !matches!(e.role(), Some(Role::User) | Some(Role::Assistant)) {
+        return None;
+    }
+    // The nearest visible ancestor.
+    let mut vp = s.tree.parent[i as usize];
+    while vp != NONE && s.index.entries[vp as usize].kind.is_bookkeeping() {
+        vp = s.tree.parent[vp as usize];
+    }
+    let first: Vec<u32> = if vp == NONE { s.tree.roots.clone() } else { s.tree.children[vp as usize].clone() };
+    // Expand bookkeeping children into their visible descendants, in order.
+    let mut sibs = Vec::new();
+    let mut stack: Vec<u32> = first.into_iter().rev().collect();
+    while let Some(c) = stack.pop() {
+        if s.index.entries[c as usize].kind.is_bookkeeping() {
+            stack.extend(s.tree.children[c as usize].iter().rev());
+        } else if in_transcript(&s.index.entries[c as usize].kind) {
+            sibs.push(c);
+        }
+    }
+    if sibs.len() < 2 {
+        return None;
+    }
+    let k = sibs.iter().position(|&x| x == i)?;
+    Some(Siblings {
+        index: k as u32 + 1,
+        count: sibs.len() as u32,
+        prev_id: k.checked_sub(1).map(|p| s.id_of(sibs[p]).to_string()),
+        next_id: sibs.get(k + 1).map(|&n| s.id_of(n).to_string()),
+    })
+}
+
+/// The id of the entry of `i`'s subtree written last (largest line), not a bookkeeping line.
+pub fn newest_in_subtree(s: &Session, i: u32) -> String {
+    let mut best = i;
+    let mut stack = vec![i];
+    while let Some(n) = stack.pop() {
+        if n > best && !s.index.entries[n as usize].kind.is_bookkeeping() {
+            best = n;
+        }
+        stack.extend(s.tree.children[n as usize].iter().copied());
+    }
+    s.id_of(best).to_string()
+}
