@@ -7,7 +7,8 @@ use clap::{Args, Parser, Subcommand};
 use pi_session::diag::Severity;
 use pi_session::forks::{fork_graph_cached, ForkStatus};
 use pi_session::scan::resolve_root;
-use pi_session::summary::{list, list_with_cache, SessionSummary};
+use pi_session::listing::{list, list_with_cache};
+use pi_session::summary::SessionSummary;
 use pi_session::view::{ContextJson, TreeJson};
 use pi_session::write::{self, Appended, WriteOptions};
 use pi_session::{Error, Leaf, Session};
@@ -177,16 +178,7 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
                 return Err(Error::ReadOnlyMode);
             }
             write::validate_id(&id)?;
-            let target = if before {
-                let s = Session::open(&file)?;
-                let i = s.node(&id)?;
-                match s.tree.parent[i as usize] {
-                    pi_session::tree::NONE => None,
-                    p => Some(s.id_of(p).to_string()),
-                }
-            } else {
-                Some(id)
-            };
+            let target = if before { write::fork_target(&Session::open(&file)?, &id, true)? } else { Some(id) };
             let f = write::fork(&file, target.as_deref(), &opts)?;
             #[derive(Serialize)]
             #[serde(rename_all = "camelCase")]

@@ -106,15 +106,21 @@ impl ListCache {
         found.iter().filter(|f| self.hit(&f.path, &f.stamp).is_none()).cloned().collect()
     }
 
-    /// Keeps the summaries indexing `misses` gave (`results` in the same order).
-    pub fn store(&mut self, misses: &[Found], results: Vec<Indexed>) {
+    /// Keeps the summaries indexing `misses` gave (`results` in the same order); returns the
+    /// files that could not be indexed, with why.
+    pub fn store(&mut self, misses: &[Found], results: Vec<Indexed>) -> Vec<(PathBuf, crate::Error)> {
+        let mut failed = Vec::new();
         for (f, (path, r)) in misses.iter().zip(results) {
             debug_assert_eq!(f.path, path);
-            if let Ok(summary) = r {
-                self.files.insert(path, CachedFile { stamp: f.stamp, summary, fork: None });
-                self.changed = true;
+            match r {
+                Ok(summary) => {
+                    self.files.insert(path, CachedFile { stamp: f.stamp, summary, fork: None });
+                    self.changed = true;
+                }
+                Err(e) => failed.push((path, e)),
             }
         }
+        failed
     }
 
     /// The cached summary of a file if its stamp is unchanged.

@@ -17,6 +17,7 @@ pub mod json;
 pub mod jssort;
 pub mod layout;
 pub mod lines;
+pub mod listing;
 pub mod markdown;
 pub mod preview;
 pub mod scan;

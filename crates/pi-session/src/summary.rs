@@ -8,8 +8,6 @@ use serde::{Deserialize, Serialize};
 use crate::context::BodyReader;
 use crate::diag::{DiagKind, Diagnostic, Severity};
 use crate::entry::{Detail, Role};
-use crate::cache::ListCache;
-use crate::scan::{scan, Scan};
 use crate::{ReadOnlyReason, Session};
 
 /// A file and its summary (or why it could not be read).
@@ -154,29 +152,6 @@ impl SessionSummary {
     }
 }
 
-/// The `list` answer.
-#[derive(Debug, Clone, Serialize)]
-pub struct Listing {
-    pub root: PathBuf,
-    pub sessions: Vec<SessionSummary>,
-    /// Paths under the root that are not readable session files.
-    pub other: Vec<PathFinding>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct PathFinding {
-    pub path: PathBuf,
-    #[serde(flatten)]
-    pub diagnostic: Diagnostic,
-}
-
-/// Indexes every session under `root` in parallel (biggest files first) and summarises each.
-pub fn list(root: &Path) -> Listing {
-    let Scan { files, findings } = scan(root);
-    let results = index_all(files.iter().map(|f| (f.path.clone(), f.size)).collect(), |_, _| {});
-    assemble(root, results, findings)
-}
-
 /// Summaries of `files` (path, size), indexed in parallel, biggest first; `progress(done, total)`
 /// is called as files finish. Results come back in the order given.
 pub fn index_all(files: Vec<(PathBuf, u64)>, progress: impl Fn(usize, usize) + Sync) -> Vec<Indexed> {
@@ -201,55 +176,4 @@ pub fn index_all(files: Vec<(PathBuf, u64)>, progress: impl Fn(usize, usize) + S
 /// (path, size) of found files, as [`index_all`] takes them.
 pub fn sizes(found: &[crate::scan::Found]) -> Vec<(PathBuf, u64)> {
     found.iter().map(|f| (f.path.clone(), f.size)).collect()
-}
-
-/// Lists `root` using its persistent cache (loaded while the root is scanned): unchanged files
-/// come from it, the others are indexed (in parallel, biggest first) and the cache is updated;
-/// it comes back for the caller to save ([`ListCache::save_if_changed`]).
-pub fn list_with_cache(root: &Path) -> (Listing, ListCache) {
-    let (found, mut cache) = rayon::join(|| scan(root), || ListCache::load(root));
-    let listing = list_scanned(root, found, &mut cache);
-    (listing, cache)
-}
-
-fn list_scanned(root: &Path, Scan { files, findings }: Scan, cache: &mut ListCache) -> Listing {
-    let misses = cache.reconcile(&files);
-    cache.store(&misses, index_all(sizes(&misses), |_, _| {}));
-    let results = files
-        .iter()
-        .map(|f| {
-            let r = match cache.files.get(&f.path) {
-                Some(c) => Ok(c.summary.clone()),
-                None => Session::open(&f.path).map(|s| SessionSummary::of(&s, f.size)),
-            };
-            (f.path.clone(), r)
-        })
-        .collect();
-    assemble(root, results, findings)
-}
-
-pub fn assemble(root: &Path, mut results: Vec<Indexed>, findings: Vec<(PathBuf, Diagnostic)>) -> Listing {
-    results.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut sessions = Vec::new();
-    let mut other: Vec<PathFinding> = findings.into_iter().map(|(path, diagnostic)| PathFinding { path, diagnostic }).collect();
-    for (path, r) in results {
-        match r {
-            Ok(s) => {
-                if !s.is_session() && s.size > 0 {
-                    other.push(PathFinding {
-                        path,
-                        diagnostic: Diagnostic::new(None, DiagKind::NotASession, "a .jsonl file without a pi session header or entries"),
-                    });
-                } else {
-                    sessions.push(s);
-                }
-            }
-            Err(e) => other.push(PathFinding { path, diagnostic: Diagnostic::new(None, DiagKind::Unreadable, e.to_string()) }),
-        }
-    }
-    let fork_diags = crate::forks::fork_diagnostics(root, &sessions);
-    for (s, d) in sessions.iter_mut().zip(fork_diags) {
-        s.diagnostics.extend(d);
-    }
-    Listing { root: root.to_path_buf(), sessions, other }
 }

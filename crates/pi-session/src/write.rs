@@ -263,6 +263,19 @@ pub fn set_label(path: &Path, target: &str, label: Option<&str>, opts: &WriteOpt
     Ok(Appended { file: real, line, offset, warning })
 }
 
+/// The entry a fork of `id` copies up to: `id` itself, or with `before` its parent (`None`:
+/// before the first entry, an empty fork), as pi's /fork offers for user messages.
+pub fn fork_target(s: &Session, id: &str, before: bool) -> Result<Option<String>, Error> {
+    if !before {
+        return Ok(Some(id.to_string()));
+    }
+    let i = s.node(id)?;
+    Ok(match s.tree.parent[i as usize] {
+        crate::tree::NONE => None,
+        p => Some(s.id_of(p).to_string()),
+    })
+}
+
 /// Forks at `target` (`None`: an empty fork, before the first entry) into a new file in the
 /// source's folder: a header, the root→target lines copied byte for byte, a label line for
 /// each label in effect on the path whose label line is not on it, and a `leaf` line.

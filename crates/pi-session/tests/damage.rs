@@ -12,7 +12,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use pi_session::context::{message_for_item, BodyReader};
-use pi_session::summary::{list, Listing};
+use pi_session::listing::{list, Listing};
 use pi_session::{DiagKind, Leaf, Session};
 
 const LIMIT: Duration = Duration::from_secs(120);

@@ -156,7 +156,7 @@ fn an_unwatched_listing_is_read_again_each_time() {
 #[test]
 fn a_warm_listing_writes_no_cache_and_a_grown_file_is_read_again() {
     use pi_session::cache::ListCache;
-    use pi_session::summary::list_with_cache;
+    use pi_session::listing::list_with_cache;
     let (_tmp, root, files) = fresh_root(10);
     let file = ListCache::file_for(&root).unwrap();
 
@@ -169,7 +169,7 @@ fn a_warm_listing_writes_no_cache_and_a_grown_file_is_read_again() {
     assert!(!cache.changed, "nothing changed: the cache answers everything");
     cache.save_if_changed();
     assert_eq!(fs::metadata(&file).unwrap().modified().unwrap(), saved, "a warm listing does not rewrite the cache");
-    let summary = |l: &pi_session::summary::Listing| l.sessions.iter().map(|s| (s.path.clone(), s.entry_count)).collect::<Vec<_>>();
+    let summary = |l: &pi_session::listing::Listing| l.sessions.iter().map(|s| (s.path.clone(), s.entry_count)).collect::<Vec<_>>();
     assert_eq!(summary(&first), summary(&second));
 
     let mut f = fs::OpenOptions::new().append(true).open(&files[3]).unwrap();

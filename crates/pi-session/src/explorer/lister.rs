@@ -1,6 +1,5 @@
 //! The listing of a root behind the explorer: its cache, its last snapshot, background indexing.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -8,9 +7,9 @@ use std::time::{Duration, Instant};
 use crate::api::IndexProgress;
 use crate::cache::ListCache;
 use crate::forks::fork_graph_cached;
-use crate::scan::{scan, scan_serial, Found, Scan};
-use crate::summary::{index_all, sizes, Listing, SessionSummary};
-use crate::Error;
+use crate::listing::{list_cached, CachedListing, Listing};
+use crate::scan::{scan, scan_serial, Found};
+use crate::summary::{index_all, sizes};
 
 /// Receives indexing progress (the app forwards it to the UI).
 pub type ProgressSink = Box<dyn Fn(IndexProgress) + Send + Sync>;
@@ -92,40 +91,20 @@ impl Lister {
         // The first listing of the process loads the persistent cache while it scans.
         let load = self.state.lock().unwrap().cache.is_none();
         let load_cache = || load.then(|| ListCache::load(&self.root));
-        let (Scan { files, findings }, loaded) = if parallel { rayon::join(|| scan(&self.root), load_cache) } else { (scan_serial(&self.root), load_cache()) };
+        let (found, loaded) = if parallel { rayon::join(|| scan(&self.root), load_cache) } else { (scan_serial(&self.root), load_cache()) };
+        let total = found.files.len();
         let mut st = self.state.lock().unwrap();
+        let indexing = st.indexing;
         let cache = st.cache.get_or_insert_with(|| loaded.unwrap_or_else(|| ListCache::load(&self.root)));
-        let misses = cache.reconcile(&files);
-        let missed = misses.len();
-        let miss_bytes: u64 = misses.iter().map(|m| m.size).sum();
-        let background = misses.len() > SYNC_FILES || miss_bytes > SYNC_BYTES;
-        let mut quick: HashMap<PathBuf, SessionSummary> = HashMap::new();
-        if background {
-            use rayon::prelude::*;
-            quick = misses.par_iter().map(|f| (f.path.clone(), SessionSummary::quick(&f.path, f.size))).collect();
-            if !st.indexing {
-                st.indexing = true;
-                self.index_in_background(misses);
-            }
-        } else if !misses.is_empty() {
-            cache.store(&misses, index_all(sizes(&misses), |_, _| {}));
-        }
-        let cache = st.cache.as_mut().expect("loaded above");
-        let results: Vec<(PathBuf, Result<SessionSummary, Error>)> = files
-            .iter()
-            .map(|f| {
-                let s = match cache.files.get(&f.path) {
-                    Some(c) => c.summary.clone(),
-                    None => quick.remove(&f.path).unwrap_or_else(|| SessionSummary::quick(&f.path, f.size)),
-                };
-                (f.path.clone(), Ok(s))
-            })
-            .collect();
-        let total = results.len();
-        let listing = crate::summary::assemble(&self.root, results, findings);
+        let many = |m: &[Found]| m.len() > SYNC_FILES || m.iter().map(|m| m.size).sum::<u64>() > SYNC_BYTES;
+        let CachedListing { listing, deferred } = list_cached(&self.root, found, cache, many);
         let forks = fork_graph_cached(&self.root, &listing.sessions, cache);
         cache.save_if_changed();
-        let indexed = if background { total.saturating_sub(missed) } else { total };
+        let indexed = total.saturating_sub(deferred.len());
+        if !deferred.is_empty() && !indexing {
+            st.indexing = true;
+            self.index_in_background(deferred);
+        }
         let snap = Arc::new(Snapshot { listing, forks, indexed, total, at: Instant::now() });
         if st.generation == generation {
             st.last = Some(snap.clone());

@@ -4,7 +4,6 @@ use std::path::Path;
 
 use super::Explorer;
 use crate::api::*;
-use crate::tree::NONE;
 use crate::write;
 use crate::Error;
 
@@ -39,15 +38,7 @@ impl Explorer {
         let real = self.resolve(path)?;
         let target = match position {
             ForkPosition::At => Some(id.to_string()),
-            ForkPosition::Before => {
-                let arc = self.session_at(&real)?;
-                let s = arc.read().unwrap();
-                let i = s.node(id)?;
-                match s.tree.parent[i as usize] {
-                    NONE => None,
-                    p => Some(s.id_of(p).to_string()),
-                }
-            }
+            ForkPosition::Before => write::fork_target(&self.session_at(&real)?.read().unwrap(), id, true)?,
         };
         let f = write::fork(&real, target.as_deref(), &self.write_opts())?;
         self.lister.state.lock().unwrap().invalidate();
