@@ -1,6 +1,9 @@
 //! The app's commands through Tauri's mock runtime: real IPC dispatch (argument names,
 //! permissions, `{code, message}` errors) over real session files in a temporary root.
 
+#[path = "../crates/pi-session/tests/common/mod.rs"]
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -40,7 +43,7 @@ fn app(root: &Path) -> App {
 
 fn app_with(root: &Path, read_only: bool) -> App {
     // Keep the listing cache away from the user's cache folder.
-    std::env::set_var("PI_SESSION_CACHE_DIR", std::env::temp_dir().join(format!("pi-explorer-test-cache-{}", std::process::id())));
+    common::private_cache();
     let explorer = Arc::new(Explorer::new(root.to_path_buf(), "flag", read_only));
     // The real context: the capabilities of src-tauri/capabilities decide what IPC may call.
     let app = pi_session_explorer::with_commands(mock_builder(), explorer).build(pi_session_explorer::context()).unwrap();

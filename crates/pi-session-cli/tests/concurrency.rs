@@ -6,41 +6,24 @@
 //!
 //! Node is required: without it the test fails (it does not skip).
 
+#[path = "../../pi-session/tests/common/mod.rs"]
+mod common;
+
 use std::collections::{HashMap, HashSet};
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use common::{repo_root, seed, Rng};
 
 const BIN: &str = env!("CARGO_BIN_EXE_pi-session");
 const APPENDED_AT_LEAST: usize = 1000;
 const OUR_WRITES_AT_LEAST: usize = 200;
 const INITIAL: usize = 30;
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
-}
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
-fn seed() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1
-}
 
 /// A line we wrote, as `pi-session` printed it.
 struct Wrote {

@@ -3,30 +3,21 @@
 //! so a fork takes long enough for the kills to land in every phase: reading, copying, writing
 //! the hidden temporary file, fsync, linking it into place.
 
+#[path = "../../pi-session/tests/common/mod.rs"]
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use common::Rng;
 
 const BIN: &str = env!("CARGO_BIN_EXE_pi-session");
 const ENTRIES: usize = 6_000;
 const ITERATIONS: usize = 300;
 const CWD: &str = "/home/alice/projects/webapp";
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
 
 /// The session files of a folder other than the source: every `*.jsonl`, hidden or not (pi's
 /// own listing does not skip hidden names). The temporary files (`.NAME.tmp-*`) do not end in
@@ -147,7 +138,7 @@ fn fork_killed_at_random_points_leaves_nothing_or_a_complete_file() {
         iterations += 1;
         // Half the kills anywhere in the run, half around the rename (write, fsync, link).
         let focused = it % 2 == 1;
-        let delay = if focused { edge.saturating_sub(span / 10) + rng.below(span / 5) } else { rng.below(span * 11 / 10) };
+        let delay = if focused { edge.saturating_sub(span / 10) + rng.below_u64(span / 5) } else { rng.below_u64(span * 11 / 10) };
         let mut child = fork_cmd(&source, &x, &root).spawn().unwrap();
         std::thread::sleep(Duration::from_micros(delay));
         let _ = child.kill(); // SIGKILL on unix

@@ -2,22 +2,15 @@
 //! indexes in the background, then lists the full summaries; a second start reads the persistent
 //! cache; a watched root reuses its listing until a change is reported.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
-use std::sync::Once;
 use std::time::Duration;
 
 use pi_session::api::SessionList;
 use pi_session::explorer::Explorer;
-
-fn cache_dir() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        let dir = std::env::temp_dir().join(format!("pi-session-listing-test-cache-{}", std::process::id()));
-        std::env::set_var("PI_SESSION_CACHE_DIR", dir);
-    });
-}
 
 fn session(id: u32, messages: u32) -> String {
     let mut out = format!(
@@ -57,7 +50,7 @@ fn write_root(root: &Path, files: u32) -> Vec<PathBuf> {
 
 /// A fresh root of `files` sessions under a temporary folder (kept alive by the guard).
 fn fresh_root(files: u32) -> (tempfile::TempDir, PathBuf, Vec<PathBuf>) {
-    cache_dir();
+    common::private_cache();
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("sessions");
     let written = write_root(&root, files);

@@ -7,6 +7,8 @@
 //!   byte for byte, the labels in effect carried, a final `leaf` line; the source untouched;
 //! * every refusal leaves the file (and its folder) byte-identical.
 
+mod common;
+
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Debug;
 use std::fs;
@@ -18,6 +20,7 @@ use pi_session::view::{ContextJson, TreeJson};
 use pi_session::write::{self, Appended, Forked, WriteOptions};
 use pi_session::{Error, Leaf, Session};
 use serde_json::{json, Value};
+use common::Rng;
 
 // ------------------------------------------------------------------ session lines
 
@@ -268,20 +271,6 @@ fn refused<T: Debug>(path: &Path, code: &str, w: impl FnOnce() -> Result<T, Erro
 }
 
 // ------------------------------------------------------------------ a small model of what a file says
-
-/// Deterministic pseudo-random numbers (xorshift).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 /// Runs `ops` random navigate/label writes on a file, checking the prefix invariant, the line
 /// shapes, and after each write what a fresh read says (leaf, labels, one more entry).

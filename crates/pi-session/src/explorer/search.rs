@@ -58,7 +58,8 @@ impl Explorer {
             .sessions
             .par_iter()
             .enumerate()
-            .map(|(k, sum)| (k, search_file(sum, &needle, limit)))
+            // One more than the limit per file, so a file with more hits marks the result truncated.
+            .map(|(k, sum)| (k, search_file(sum, &needle, limit + 1)))
             .collect();
         per_file.sort_by_key(|(k, _)| std::cmp::Reverse(l.sessions[*k].modified.map(|m| m as i64).unwrap_or(0)));
         let mut hits = Vec::new();
