@@ -10,13 +10,14 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 
 export const repo = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-export const bin = process.env.PI_SESSION_BIN ?? join(repo, "target/debug/pi-session");
+/** The pi-session binary: $PI_SESSION_BIN, else the debug build. */
+export const bin = () => process.env.PI_SESSION_BIN ?? join(repo, "target/debug/pi-session");
 export const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 
 /** Starts `pi-session serve` on `root`; resolves with { url, origin, token, stop() }. */
 export async function serve(root, extra = [], env = {}) {
 	const cache = mkdtempSync(join(tmpdir(), "pi-serve-cache-"));
-	const child = spawn(bin, ["serve", "--sessions-dir", root, "--listen", "127.0.0.1:0", ...extra], {
+	const child = spawn(bin(), ["serve", "--sessions-dir", root, "--listen", "127.0.0.1:0", ...extra], {
 		stdio: ["ignore", "pipe", "pipe"],
 		env: { ...process.env, PI_SESSION_CACHE_DIR: cache, ...env },
 	});

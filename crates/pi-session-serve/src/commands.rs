@@ -17,28 +17,6 @@ use serde_json::Value;
 
 use crate::{ServeError, Shared};
 
-/// The commands, in the order of `ui/src/lib/backend/index.ts` (and the window's commands).
-pub const COMMANDS: &[&str] = &[
-    "app_info",
-    "list_sessions",
-    "fork_graph",
-    "tree_page",
-    "locate_row",
-    "find_in_session",
-    "entry_detail",
-    "context_view",
-    "context_page",
-    "hidden_page",
-    "navigate",
-    "set_label",
-    "fork_session",
-    "search",
-    "transcript_page",
-    "switch_branch",
-    "transcript_markdown",
-    "set_read_only",
-];
-
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct NoArgs {}
@@ -160,7 +138,8 @@ fn val<T: Serialize>(t: T) -> Result<Value, ServeError> {
     ok(Ok(t))
 }
 
-/// Runs one command on the explorer, as the window's command of that name does. `arguments`
+/// Runs one command on the explorer, as the window's command of that name does (the names are
+/// those of `src-tauri/build.rs`; tests/commands.rs checks that they are all here). `arguments`
 /// is the JSON object the UI sends (`{}` or `null` for none).
 pub fn call(ex: &Explorer, command: &str, arguments: Value) -> Result<Value, ServeError> {
     let v = if arguments.is_null() { Value::Object(Default::default()) } else { arguments };

@@ -13,6 +13,7 @@ pub mod commands;
 mod events;
 pub mod guard;
 
+use std::future::IntoFuture;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -160,13 +161,17 @@ impl Server {
                         Ok(l) => l,
                         Err(e) => return tracing::error!("serve: {e}"),
                     };
-                    let stop = async {
-                        let _ = rx.await;
-                    };
-                    if let Err(e) = axum::serve(listener, app).with_graceful_shutdown(stop).await {
-                        tracing::error!("serve: {e}");
+                    // Not a graceful shutdown: an open event stream never ends by itself.
+                    tokio::select! {
+                        r = axum::serve(listener, app).into_future() => {
+                            if let Err(e) = r {
+                                tracing::error!("serve: {e}");
+                            }
+                        }
+                        _ = rx => {}
                     }
-                })
+                });
+                rt.shutdown_background();
             })
             .map_err(ServeError::Runtime)?;
         Ok(Server { addr, token, explorer, shutdown: Some(tx), thread: Some(thread), _watch: watch })

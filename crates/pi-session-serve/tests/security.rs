@@ -59,7 +59,8 @@ fn no_token_or_a_wrong_token_gets_401() {
     let id = last_id(&session_files(&f.root)[0]);
     let navigate = json!({"path": file, "id": id}).to_string();
 
-    let cases: Vec<(&str, String, Vec<(&str, &str)>, &str)> = vec![
+    type Case<'a> = (&'a str, String, Vec<(&'a str, &'a str)>, &'a str);
+    let cases: Vec<Case> = vec![
         ("GET", "/".into(), vec![], ""),
         ("GET", "/index.html".into(), vec![], ""),
         ("GET", "/api/events".into(), vec![], ""),
