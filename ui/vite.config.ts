@@ -2,7 +2,8 @@ import { defineConfig } from "vitest/config";
 import { svelte } from "@sveltejs/vite-plugin-svelte";
 import { svelteTesting } from "@testing-library/svelte/vite";
 
-// The desktop shell serves ui/dist; `npm run dev` serves the in-memory fake backend in a browser.
+// The desktop shell and `pi-session serve` serve ui/dist; `npm run dev` (scripts/dev.mjs) runs Vite
+// with `/api` proxied to `pi-session serve` on the demo sessions.
 export default defineConfig({
   plugins: [svelte(), ...(process.env.VITEST ? [svelteTesting()] : [])],
   clearScreen: false,

@@ -14,6 +14,8 @@ use pi_session::write::{self, Appended, WriteOptions};
 use pi_session::{Error, Leaf, Session};
 use serde::Serialize;
 
+mod serve;
+
 #[derive(Parser)]
 #[command(name = "pi-session", version, about = "List, inspect, check and steer pi coding-agent sessions", long_about = None)]
 struct Cli {
@@ -100,6 +102,9 @@ enum Cmd {
         #[command(flatten)]
         sessions: RootArg,
     },
+    /// Serve the explorer's UI and API over HTTP (127.0.0.1; the printed URL carries a token;
+    /// read-only unless --allow-writes). Remote box: `ssh -L 8765:127.0.0.1:8765 box 'pi-session serve'`
+    Serve(serve::ServeArgs),
     /// Report damage in a file or every file under a root; exit 1 when any finding is an error
     Check {
         /// A session file or a folder (default: the sessions root)
@@ -257,6 +262,7 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
                 }
             }
         }
+        Cmd::Serve(args) => return Ok(serve::run(args, read_only)),
         Cmd::Check { path, root, json } => {
             let target = path.unwrap_or_else(|| resolve_root(root.sessions_dir.as_deref()).path);
             let report = check(&target, &resolve_root(root.sessions_dir.as_deref()).path)?;

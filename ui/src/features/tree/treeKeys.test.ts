@@ -1,15 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { fireEvent, render, waitFor } from "@testing-library/svelte";
-import { createFakeBackend } from "../../lib/backend/fake";
+import { RecordedBackend } from "../../lib/backend/recorded";
 import { AppState } from "../../lib/state/app.svelte";
 import { runTreeAction, treeAction } from "./treeKeys";
 import Harness from "../../test/Harness.svelte";
 import TreeView from "./TreeView.svelte";
 
-async function appOn(title: string) {
-  const app = new AppState(createFakeBackend());
+// Answers recorded from the real core over demo/sessions. The sessions, by file name:
+const LONG_WITH_FOLD = "2026-03-02T18-51-27-978Z"; // 70 entries, a folded run, 4 branch points
+const BRANCHY = LONG_WITH_FOLD;
+
+async function appOn(file: string) {
+  const app = new AppState(new RecordedBackend("tree-keys"));
   await app.init();
-  const s = app.list!.sessions.find((x) => x.title.startsWith(title))!;
+  const s = app.list!.sessions.find((x) => x.path.includes(file))!;
   await app.openSession(s.path);
   return app;
 }
@@ -38,7 +42,7 @@ describe("tree keyboard", () => {
   });
 
   it("moves the selection by rows, pages, Home and End", async () => {
-    const app = await appOn("Fix the login");
+    const app = await appOn(LONG_WITH_FOLD);
     const last = app.tree.total - 1;
     expect(app.selectedRow).toBe(app.tree.meta!.leafRow);
     await press(app, "Home");
@@ -60,7 +64,7 @@ describe("tree keyboard", () => {
   });
 
   it("opens a fold with Enter and closes it again with z", async () => {
-    const app = await appOn("Fix the login");
+    const app = await appOn(LONG_WITH_FOLD);
     const before = app.tree.total;
     const foldRow = await app.tree.findRow(-1, 1, (r) => r.type === "fold");
     expect(foldRow).not.toBeNull();
@@ -86,7 +90,7 @@ describe("tree keyboard", () => {
   });
 
   it("collapses a branch point and jumps between branch points", async () => {
-    const app = await appOn("/tree keyboard folding");
+    const app = await appOn(BRANCHY);
     await press(app, "Home");
     await press(app, "]");
     const bp = app.tree.row(app.selectedRow!)!;
@@ -105,7 +109,7 @@ describe("tree keyboard", () => {
   });
 
   it("cycles the filter with f", async () => {
-    const app = await appOn("Fix the login");
+    const app = await appOn(LONG_WITH_FOLD);
     const seen: string[] = [app.query!.filter];
     for (let i = 0; i < 4; i++) {
       await press(app, "f");
@@ -115,7 +119,7 @@ describe("tree keyboard", () => {
   });
 
   it("handles keys in the rendered view", async () => {
-    const app = await appOn("Fix the login");
+    const app = await appOn(LONG_WITH_FOLD);
     const { getByTestId, container } = render(Harness, { props: { app, component: TreeView } });
     const view = getByTestId("tree-view");
     await waitFor(() => expect(container.querySelectorAll('[data-testid="tree-row"]').length).toBeGreaterThan(0));

@@ -1,7 +1,9 @@
 // The one way the UI reaches the backend. Every command of docs/ipc.md is one method here.
-// Two implementations: `tauri.ts` (the desktop app) and `fake.ts` (an in-memory fake for the browser,
-// the dev server and tests). Nothing else in the UI imports `@tauri-apps/*`.
+// Implementations: `tauri.ts` (the desktop window), `http.ts` (the browser, talking to
+// `pi-session serve`) and `recorded.ts` (unit tests: answers recorded from the real core).
+// Nothing else in the UI imports `@tauri-apps/*`.
 
+import { HttpBackend } from "./http";
 import { TauriBackend } from "./tauri";
 import type { AppInfo } from "../bindings/AppInfo";
 import type { ContextMessage } from "../bindings/ContextMessage";
@@ -26,8 +28,8 @@ import type { WriteResult } from "../bindings/WriteResult";
 export type Unsubscribe = () => void;
 
 export interface Backend {
-  /** `tauri` or `fake`: which implementation is running. */
-  readonly kind: "tauri" | "fake";
+  /** Which implementation is running. */
+  readonly kind: "tauri" | "http" | "recorded";
 
   appInfo(): Promise<AppInfo>;
   /** All sessions; with `limit`, only the most recently modified (a quick first screen). */
@@ -97,15 +99,8 @@ export function isTauri(): boolean {
   return typeof window !== "undefined" && "__TAURI_INTERNALS__" in window;
 }
 
-/** Picks the implementation: Tauri inside the app, else the in-memory fake. */
+/** Picks the implementation: Tauri inside the window, else HTTP to the server that served the page. */
 export async function createBackend(): Promise<Backend> {
   if (isTauri()) return new TauriBackend();
-  const m = await import("./fake");
-  const params = typeof location !== "undefined" ? new URLSearchParams(location.search) : null;
-  const big = Number(params?.get("big") ?? 0) || 0;
-  const demo = params?.get("demo") === "1";
-  const live = params?.get("live") === "1";
-  const indexingMs = Number(params?.get("indexing") ?? 0) || 0;
-  const latency = Number(params?.get("latency") ?? 0) || 0;
-  return m.createFakeBackend({ bigSession: big, demo, live, indexingMs, latency });
+  return new HttpBackend();
 }

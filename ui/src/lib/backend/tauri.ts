@@ -3,35 +3,11 @@
 
 import { invoke } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
-import type { Backend, Unsubscribe } from "./index";
+import type { Unsubscribe } from "./index";
 import { ApiError } from "./index";
-import type { AppInfo } from "../bindings/AppInfo";
-import type { ContextMessage } from "../bindings/ContextMessage";
-import type { ContextView } from "../bindings/ContextView";
-import type { EntryDetail } from "../bindings/EntryDetail";
-import type { FindResult } from "../bindings/FindResult";
-import type { ForkGraph } from "../bindings/ForkGraph";
-import type { ForkPosition } from "../bindings/ForkPosition";
-import type { ForkResult } from "../bindings/ForkResult";
-import type { HiddenEntry } from "../bindings/HiddenEntry";
+import { CommandBackend, type Args } from "./commands";
 import type { IndexProgress } from "../bindings/IndexProgress";
-import type { LocateResult } from "../bindings/LocateResult";
 import type { RootChanged } from "../bindings/RootChanged";
-import type { SearchResult } from "../bindings/SearchResult";
-import type { SessionList } from "../bindings/SessionList";
-import type { SwitchResult } from "../bindings/SwitchResult";
-import type { TranscriptPage } from "../bindings/TranscriptPage";
-import type { TreePage } from "../bindings/TreePage";
-import type { TreeQuery } from "../bindings/TreeQuery";
-import type { WriteResult } from "../bindings/WriteResult";
-
-async function call<T>(cmd: string, args?: Record<string, unknown>): Promise<T> {
-  try {
-    return await invoke<T>(cmd, args);
-  } catch (e) {
-    throw ApiError.from(e);
-  }
-}
 
 function subscribe<T>(event: string, cb: (payload: T) => void): Unsubscribe {
   let stop: (() => void) | null = null;
@@ -48,62 +24,15 @@ function subscribe<T>(event: string, cb: (payload: T) => void): Unsubscribe {
   };
 }
 
-export class TauriBackend implements Backend {
+export class TauriBackend extends CommandBackend {
   readonly kind = "tauri" as const;
 
-  appInfo() {
-    return call<AppInfo>("app_info");
-  }
-  listSessions(limit?: number) {
-    return call<SessionList>("list_sessions", limit === undefined ? {} : { limit });
-  }
-  forkGraph() {
-    return call<ForkGraph>("fork_graph");
-  }
-  treePage(query: TreeQuery, start: number, count: number) {
-    return call<TreePage>("tree_page", { query, start, count });
-  }
-  locateRow(query: TreeQuery, id: string) {
-    return call<LocateResult>("locate_row", { query, id });
-  }
-  findInSession(path: string, text: string) {
-    return call<FindResult>("find_in_session", { path, text });
-  }
-  entryDetail(path: string, id: string) {
-    return call<EntryDetail>("entry_detail", { path, id });
-  }
-  contextView(path: string, leafId: string | null) {
-    return call<ContextView>("context_view", { path, leafId });
-  }
-  contextPage(path: string, leafId: string | null, start: number, count: number) {
-    return call<ContextMessage[]>("context_page", { path, leafId, start, count });
-  }
-  hiddenPage(path: string, leafId: string | null, start: number, count: number) {
-    return call<HiddenEntry[]>("hidden_page", { path, leafId, start, count });
-  }
-  navigate(path: string, id: string | null) {
-    return call<WriteResult>("navigate", { path, id });
-  }
-  setLabel(path: string, id: string, label: string | null) {
-    return call<WriteResult>("set_label", { path, id, label });
-  }
-  forkSession(path: string, id: string, position: ForkPosition) {
-    return call<ForkResult>("fork_session", { path, id, position });
-  }
-  search(query: string, limit: number) {
-    return call<SearchResult>("search", { query, limit });
-  }
-  transcriptPage(path: string, start: number, count: number) {
-    return call<TranscriptPage>("transcript_page", { path, start, count });
-  }
-  switchBranch(path: string, toId: string) {
-    return call<SwitchResult>("switch_branch", { path, toId });
-  }
-  transcriptMarkdown(path: string, ids: string[] | null) {
-    return call<string>("transcript_markdown", { path, ids });
-  }
-  setReadOnly(on: boolean) {
-    return call<AppInfo>("set_read_only", { on });
+  protected async call<T>(cmd: string, args: Args): Promise<T> {
+    try {
+      return await invoke<T>(cmd, args);
+    } catch (e) {
+      throw ApiError.from(e);
+    }
   }
   onRootChanged(cb: (e: RootChanged) => void): Unsubscribe {
     return subscribe<RootChanged>("root-changed", cb);

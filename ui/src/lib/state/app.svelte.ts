@@ -1,5 +1,5 @@
 // The app's shared state: what is open, what is selected, and the actions that change them.
-// Views read it through `getApp()` (Svelte context); tests construct it with the fake backend.
+// Views read it through `getApp()` (Svelte context); tests construct it with a RecordedBackend.
 
 import { getContext, setContext, tick } from "svelte";
 import { perfHook } from "../perf";

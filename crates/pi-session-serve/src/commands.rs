@@ -1,0 +1,251 @@
+//! One JSON endpoint per command of the window: `POST /api/<command>` with the Tauri command's
+//! arguments as a JSON object (the same names: `path`, `leafId`, `toId`, …). The answer is the
+//! command's JSON, or `{code, message}` with an HTTP status for the code.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use pi_session::api::{ApiError, ForkPosition, TreeQuery};
+use pi_session::explorer::Explorer;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::{ServeError, Shared};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoArgs {}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Limit {
+    limit: Option<u32>,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Page {
+    query: TreeQuery,
+    start: u32,
+    count: u32,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Locate {
+    query: TreeQuery,
+    id: String,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct PathText {
+    path: String,
+    text: String,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct PathId {
+    path: String,
+    id: String,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct PathLeaf {
+    path: String,
+    leaf_id: Option<String>,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct PathLeafPage {
+    path: String,
+    leaf_id: Option<String>,
+    start: u32,
+    count: u32,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct PathMaybeId {
+    path: String,
+    id: Option<String>,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Label {
+    path: String,
+    id: String,
+    label: Option<String>,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Fork {
+    path: String,
+    id: String,
+    position: ForkPosition,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Search {
+    query: String,
+    limit: u32,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct PathPage {
+    path: String,
+    start: u32,
+    count: u32,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Switch {
+    path: String,
+    to_id: String,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Markdown {
+    path: String,
+    ids: Option<Vec<String>>,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct ReadOnly {
+    on: bool,
+}
+
+fn args<T: DeserializeOwned>(command: &str, v: Value) -> Result<T, ServeError> {
+    serde_json::from_value(v).map_err(|e| ServeError::BadArgs { command: command.into(), message: e.to_string() })
+}
+
+fn core(e: pi_session::Error) -> ServeError {
+    // Through the window's `{code, message}`, whatever type `code` has there.
+    let api: ApiError = e.into();
+    let v = serde_json::to_value(&api).unwrap_or(Value::Null);
+    ServeError::Core {
+        code: v.get("code").and_then(Value::as_str).unwrap_or("internal").to_string(),
+        message: v.get("message").and_then(Value::as_str).unwrap_or_default().to_string(),
+    }
+}
+
+fn ok<T: Serialize>(r: Result<T, pi_session::Error>) -> Result<Value, ServeError> {
+    let t = r.map_err(core)?;
+    serde_json::to_value(t).map_err(|e| ServeError::Core { code: "internal".into(), message: e.to_string() })
+}
+
+fn val<T: Serialize>(t: T) -> Result<Value, ServeError> {
+    ok(Ok(t))
+}
+
+/// Runs one command on the explorer, as the window's command of that name does (the names are
+/// those of `src-tauri/build.rs`; tests/commands.rs checks that they are all here). `arguments`
+/// is the JSON object the UI sends (`{}` or `null` for none).
+pub fn call(ex: &Explorer, command: &str, arguments: Value) -> Result<Value, ServeError> {
+    let v = if arguments.is_null() { Value::Object(Default::default()) } else { arguments };
+    let c = command;
+    match command {
+        "app_info" => {
+            args::<NoArgs>(c, v)?;
+            val(ex.app_info())
+        }
+        "list_sessions" => val(ex.list_sessions(args::<Limit>(c, v)?.limit.map(|n| n as usize))),
+        "fork_graph" => {
+            args::<NoArgs>(c, v)?;
+            val(ex.fork_graph())
+        }
+        "tree_page" => {
+            let a: Page = args(c, v)?;
+            ok(ex.tree_page(&a.query, a.start as usize, a.count as usize))
+        }
+        "locate_row" => {
+            let a: Locate = args(c, v)?;
+            ok(ex.locate_row(&a.query, &a.id))
+        }
+        "find_in_session" => {
+            let a: PathText = args(c, v)?;
+            ok(ex.find_in_session(&a.path, &a.text))
+        }
+        "entry_detail" => {
+            let a: PathId = args(c, v)?;
+            ok(ex.entry_detail(&a.path, &a.id))
+        }
+        "context_view" => {
+            let a: PathLeaf = args(c, v)?;
+            ok(ex.context_view(&a.path, a.leaf_id.as_deref()))
+        }
+        "context_page" => {
+            let a: PathLeafPage = args(c, v)?;
+            ok(ex.context_page(&a.path, a.leaf_id.as_deref(), a.start as usize, a.count as usize))
+        }
+        "hidden_page" => {
+            let a: PathLeafPage = args(c, v)?;
+            ok(ex.hidden_page(&a.path, a.leaf_id.as_deref(), a.start as usize, a.count as usize))
+        }
+        "navigate" => {
+            let a: PathMaybeId = args(c, v)?;
+            ok(ex.navigate(&a.path, a.id.as_deref()))
+        }
+        "set_label" => {
+            let a: Label = args(c, v)?;
+            ok(ex.set_label(&a.path, &a.id, a.label.as_deref()))
+        }
+        "fork_session" => {
+            let a: Fork = args(c, v)?;
+            ok(ex.fork(&a.path, &a.id, a.position))
+        }
+        "search" => {
+            let a: Search = args(c, v)?;
+            val(ex.search(&a.query, a.limit as usize))
+        }
+        "transcript_page" => {
+            let a: PathPage = args(c, v)?;
+            ok(ex.transcript_page(&a.path, a.start as usize, a.count as usize))
+        }
+        "switch_branch" => {
+            let a: Switch = args(c, v)?;
+            ok(ex.switch_branch(&a.path, &a.to_id))
+        }
+        "transcript_markdown" => {
+            let a: Markdown = args(c, v)?;
+            ok(ex.transcript_markdown(&a.path, a.ids.as_deref()))
+        }
+        "set_read_only" => val(ex.set_read_only(args::<ReadOnly>(c, v)?.on)),
+        _ => Err(ServeError::UnknownCommand(command.into())),
+    }
+}
+
+/// The HTTP status for an error code.
+pub fn status(code: &str) -> StatusCode {
+    match code {
+        "not-found" | "unknown-id" => StatusCode::NOT_FOUND,
+        "outside-root" | "read-only-mode" | "read-only" => StatusCode::FORBIDDEN,
+        "invalid" | "invalid-id" | "not-a-file" => StatusCode::BAD_REQUEST,
+        "tail-changing" | "in-cycle" => StatusCode::CONFLICT,
+        "corrupt" => StatusCode::UNPROCESSABLE_ENTITY,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+/// `{code, message}` with its status.
+pub(crate) fn error_response(e: &ServeError) -> Response {
+    let code = e.code().to_string();
+    (status(&code), Json(serde_json::json!({ "code": code, "message": e.to_string() }))).into_response()
+}
+
+pub(crate) async fn handle(State(st): State<Arc<Shared>>, Path(command): Path<String>, body: Bytes) -> Response {
+    let arguments: Value = if body.iter().all(u8::is_ascii_whitespace) {
+        Value::Null
+    } else {
+        match serde_json::from_slice(&body) {
+            Ok(v) => v,
+            Err(e) => return error_response(&ServeError::BadArgs { command, message: e.to_string() }),
+        }
+    };
+    let ex = st.explorer.clone();
+    match tokio::task::spawn_blocking(move || call(&ex, &command, arguments)).await {
+        Ok(Ok(v)) => Json(v).into_response(),
+        Ok(Err(e)) => error_response(&e),
+        Err(e) => error_response(&ServeError::Core { code: "internal".into(), message: e.to_string() }),
+    }
+}

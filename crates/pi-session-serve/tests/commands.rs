@@ -1,0 +1,46 @@
+//! The server answers every command of the window, and the UI's command table names exactly
+//! those commands: one list (src-tauri/build.rs), checked against the two others.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::*;
+use pi_session::explorer::Explorer;
+use pi_session_serve::{call, ServeError};
+use serde_json::json;
+
+/// The quoted names between `start` and the next `end` in `text`.
+fn quoted(text: &str, start: &str, end: &str) -> BTreeSet<String> {
+    let from = text.find(start).unwrap_or_else(|| panic!("{start:?} not found"));
+    let body = &text[from + start.len()..];
+    let body = &body[..body.find(end).unwrap()];
+    body.split('"').skip(1).step_by(2).map(str::to_string).collect()
+}
+
+#[test]
+fn every_window_command_is_served_and_in_the_ui_table() {
+    let repo = repo_root();
+    let window = quoted(&std::fs::read_to_string(repo.join("src-tauri/build.rs")).unwrap(), "const COMMANDS: &[&str] = &[", "];");
+    assert!(window.len() >= 18, "{window:?}");
+
+    let ui_src = std::fs::read_to_string(repo.join("ui/src/lib/backend/commands.ts")).unwrap();
+    let ui: BTreeSet<String> = ui_src.split("this.call<").skip(1).map(|s| s.split('"').nth(1).unwrap().to_string()).collect();
+    assert_eq!(ui, window, "ui/src/lib/backend/commands.ts and src-tauri/build.rs name the same commands");
+
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("sessions");
+    copy_tree(&repo.join("demo/sessions"), &root);
+    let ex = Explorer::new(root, "flag", true);
+    for c in &window {
+        // Missing arguments are an `invalid` answer, not an unknown command.
+        match call(&ex, c, json!({})) {
+            Err(ServeError::UnknownCommand(_)) => panic!("{c} is not served"),
+            Err(e) => assert_eq!(e.code(), "invalid", "{c}: {e}"),
+            Ok(_) => {}
+        }
+    }
+    assert!(matches!(call(&ex, "rm_rf", json!({})), Err(ServeError::UnknownCommand(_))));
+    // Unknown arguments are refused, as a typo would otherwise pass silently.
+    assert_eq!(call(&ex, "list_sessions", json!({"limt": 3})).unwrap_err().code(), "invalid");
+}

@@ -1,0 +1,93 @@
+// The window's commands, once: each `Backend` method is a command name and its arguments, as
+// the Tauri commands (src-tauri/commands.rs) and `pi-session serve` take them. The transports
+// (tauri.ts, http.ts, recorded.ts) only say how a command travels.
+
+import type { Backend, Unsubscribe } from "./index";
+import type { AppInfo } from "../bindings/AppInfo";
+import type { ContextMessage } from "../bindings/ContextMessage";
+import type { ContextView } from "../bindings/ContextView";
+import type { EntryDetail } from "../bindings/EntryDetail";
+import type { FindResult } from "../bindings/FindResult";
+import type { ForkGraph } from "../bindings/ForkGraph";
+import type { ForkPosition } from "../bindings/ForkPosition";
+import type { ForkResult } from "../bindings/ForkResult";
+import type { HiddenEntry } from "../bindings/HiddenEntry";
+import type { IndexProgress } from "../bindings/IndexProgress";
+import type { LocateResult } from "../bindings/LocateResult";
+import type { RootChanged } from "../bindings/RootChanged";
+import type { SearchResult } from "../bindings/SearchResult";
+import type { SessionList } from "../bindings/SessionList";
+import type { SwitchResult } from "../bindings/SwitchResult";
+import type { TranscriptPage } from "../bindings/TranscriptPage";
+import type { TreePage } from "../bindings/TreePage";
+import type { TreeQuery } from "../bindings/TreeQuery";
+import type { WriteResult } from "../bindings/WriteResult";
+
+
+export type Args = Record<string, unknown>;
+
+/** Commands after which the backend's state differs (writes and the read-only switch). */
+export const STATEFUL_COMMANDS: ReadonlySet<string> = new Set(["navigate", "set_label", "fork_session", "switch_branch", "set_read_only"]);
+
+export abstract class CommandBackend implements Backend {
+  abstract readonly kind: Backend["kind"];
+  /** Sends one command; rejects with an `ApiError`. */
+  protected abstract call<T>(command: string, args: Args): Promise<T>;
+  abstract onRootChanged(cb: (e: RootChanged) => void): Unsubscribe;
+  abstract onIndexProgress(cb: (e: IndexProgress) => void): Unsubscribe;
+
+  appInfo() {
+    return this.call<AppInfo>("app_info", {});
+  }
+  listSessions(limit?: number) {
+    return this.call<SessionList>("list_sessions", limit === undefined ? {} : { limit });
+  }
+  forkGraph() {
+    return this.call<ForkGraph>("fork_graph", {});
+  }
+  treePage(query: TreeQuery, start: number, count: number) {
+    return this.call<TreePage>("tree_page", { query, start, count });
+  }
+  locateRow(query: TreeQuery, id: string) {
+    return this.call<LocateResult>("locate_row", { query, id });
+  }
+  findInSession(path: string, text: string) {
+    return this.call<FindResult>("find_in_session", { path, text });
+  }
+  entryDetail(path: string, id: string) {
+    return this.call<EntryDetail>("entry_detail", { path, id });
+  }
+  contextView(path: string, leafId: string | null) {
+    return this.call<ContextView>("context_view", { path, leafId });
+  }
+  contextPage(path: string, leafId: string | null, start: number, count: number) {
+    return this.call<ContextMessage[]>("context_page", { path, leafId, start, count });
+  }
+  hiddenPage(path: string, leafId: string | null, start: number, count: number) {
+    return this.call<HiddenEntry[]>("hidden_page", { path, leafId, start, count });
+  }
+  navigate(path: string, id: string | null) {
+    return this.call<WriteResult>("navigate", { path, id });
+  }
+  setLabel(path: string, id: string, label: string | null) {
+    return this.call<WriteResult>("set_label", { path, id, label });
+  }
+  forkSession(path: string, id: string, position: ForkPosition) {
+    return this.call<ForkResult>("fork_session", { path, id, position });
+  }
+  search(query: string, limit: number) {
+    return this.call<SearchResult>("search", { query, limit });
+  }
+  transcriptPage(path: string, start: number, count: number) {
+    return this.call<TranscriptPage>("transcript_page", { path, start, count });
+  }
+  switchBranch(path: string, toId: string) {
+    return this.call<SwitchResult>("switch_branch", { path, toId });
+  }
+  transcriptMarkdown(path: string, ids: string[] | null) {
+    return this.call<string>("transcript_markdown", { path, ids });
+  }
+  setReadOnly(on: boolean) {
+    return this.call<AppInfo>("set_read_only", { on });
+  }
+}
