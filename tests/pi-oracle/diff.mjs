@@ -31,7 +31,7 @@ import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
-import { Oracle, UNDEFINED } from "./oracle.mjs";
+import { DEFAULT_PI_DIR, Oracle, UNDEFINED, piEntryOf, piIn } from "./oracle.mjs";
 import { expectationFailures } from "./vectors.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -49,6 +49,9 @@ const opts = {
 	keep: undefined,
 	verbose: false,
 	dirs: [],
+	piDir: process.env.PI_DIR || DEFAULT_PI_DIR,
+	seeds16: [1, 2, 3, 4],
+	sessions16: 5,
 };
 {
 	const argv = process.argv.slice(2);
@@ -66,16 +69,27 @@ const opts = {
 		else if (a === "--only") opts.only = next();
 		else if (a === "--keep") opts.keep = resolve(next());
 		else if (a === "--dir") opts.dirs.push(resolve(next()));
+		else if (a === "--pi-dir") opts.piDir = resolve(next());
+		else if (a === "--seeds16") opts.seeds16 = next().split(",").filter(Boolean).map(Number);
+		else if (a === "--sessions16") opts.sessions16 = Number(next());
 		else if (a === "--verbose" || a === "-v") opts.verbose = true;
 		else if (a === "-h" || a === "--help") usage();
 		else usage(`unexpected argument ${a}`);
 	}
-	if (opts.seeds.some((s) => !Number.isInteger(s)) || !(opts.sessions >= 0) || !(opts.every >= 1)) usage("bad number");
+	if ([...opts.seeds, ...opts.seeds16].some((s) => !Number.isInteger(s)) || !(opts.sessions16 >= 0) || !(opts.sessions >= 0) || !(opts.every >= 1)) usage("bad number");
 	opts.bin = resolve(opts.bin);
 }
+/** The pi under test: {name, version, major, pkgDir}. */
+const PI = piIn(opts.piDir);
+const PI_MAJOR = PI?.major ?? 0;
+/** pi 1.x runs: our `list` totals per file path (tokens, cost). */
+const ourTotals = new Map();
+
 function usage(msg) {
 	if (msg) console.error(msg);
-	console.error("usage: node diff.mjs [--bin PATH] [--seeds 1,2,3,7] [--sessions 6] [--every 5] [--timeout MS] [--dir DIR]... [--only SUBSTRING] [--keep DIR] [--verbose]");
+	console.error(
+		"usage: node diff.mjs [--pi-dir DIR] [--bin PATH] [--seeds 1,2,3,7] [--sessions 6] [--seeds16 1,2,3,4] [--sessions16 5] [--every 5] [--timeout MS] [--dir DIR]... [--only SUBSTRING] [--keep DIR] [--verbose]",
+	);
 	process.exit(msg ? 2 : 0);
 }
 
@@ -125,6 +139,21 @@ async function ours(args) {
 		return { code: typeof err.code === "number" ? err.code : -1, json: null, stderr: String(err.stderr ?? err.message) };
 	} finally {
 		timing.ours += Date.now() - t;
+	}
+}
+
+/** Runs pi-session and parses its stdout whatever the exit status (check exits 1 on errors). */
+async function oursAny(args) {
+	timing.oursRuns++;
+	try {
+		const { stdout } = await run(opts.bin, args, { maxBuffer: 512 * 1024 * 1024 });
+		return { code: 0, json: JSON.parse(stdout), stderr: "" };
+	} catch (err) {
+		let json = null;
+		try {
+			json = JSON.parse(err.stdout);
+		} catch {}
+		return { code: typeof err.code === "number" ? err.code : -1, json, stderr: String(err.stderr ?? err.message) };
 	}
 }
 
@@ -186,7 +215,8 @@ function rawWalkLoops(tree, leafId) {
 
 // ---------------------------------------------------------------- the documented differences
 //
-// One table, one row per difference. `applies` looks at the input (our reading of the
+// One table, one row per difference, each for the oracles named in `oracles` (pi's major
+// version: 0 = 0.73.1, 1 = 1.x; all when absent). `applies` looks at the input (our reading of the
 // file, which the generic comparison checks everywhere else); `expect` asserts the exact
 // documented difference, pushing a message to `bad` for anything else, and rewrites the
 // two sides so that the generic comparison that follows checks everything the difference
@@ -197,11 +227,17 @@ export const DOCUMENTED = [
 		id: "no-header",
 		exclusive: true, // pi has no entries: no other row can be checked
 		title: "Files without a valid session header",
-		pi: "discards every entry and replaces the file with a fresh header (new session id) on open",
+		pi: "0.73.1 discards every entry and replaces the file with a fresh header (new session id) on open; 1.x does the same to an empty file, and refuses any other file (throws 'not a valid pi session', leaves it alone)",
 		ours: "shows the entries as they are, read-only, with a missing-header (or empty-file) diagnostic",
 		applies: (f) => f.tree.readOnly === "no-header",
 		expect(f, pi, me, bad) {
 			if (!hasDiag(f.tree, "missing-header", "empty-file")) bad.push("no missing-header or empty-file diagnostic");
+			if (PI_MAJOR >= 1 && f.size > 0) {
+				if (!/not a valid pi session/.test(pi.error ?? "")) bad.push(`pi ${PI.version} did not refuse the file: ${short(pi.error ?? "no error")}`);
+				if (pi.piRewroteFileOnOpen !== false) bad.push(`pi ${PI.version} changed the file`);
+				delete pi.error;
+				return "skip";
+			}
 			if (pi.entries?.length !== 0) bad.push(`pi kept ${pi.entries?.length} entries`);
 			if (pi.piRewroteFileOnOpen !== true) bad.push("pi did not rewrite the file");
 			const empty = { leafId: null, path: [], context: { messages: [], model: null, thinkingLevel: "off" } };
@@ -319,6 +355,7 @@ export const DOCUMENTED = [
 	},
 	{
 		id: "null-line",
+		oracles: [0], // 1.x skips lines whose value is falsy, as we do
 		exclusive: true, // pi gives no answer at all
 		title: "A line that is just `null`",
 		pi: "throws a TypeError while opening the file (it reads `.type` of every parsed line), so the session cannot be opened; /resume leaves it out",
@@ -327,6 +364,27 @@ export const DOCUMENTED = [
 		expect(f, pi, me, bad) {
 			if (!/Cannot read properties of null/.test(pi.error ?? "")) bad.push(`pi did not throw on the null line: ${short(pi.error ?? "no error")}`);
 			if (!hasDiag(f.tree, "not-an-object")) bad.push("no not-an-object diagnostic");
+			delete pi.error;
+			return "skip"; // pi gave no answer to compare with
+		},
+	},
+	{
+		id: "refused-by-pi1",
+		oracles: [1],
+		exclusive: true, // pi gives no answer at all
+		title: "Text before the header that JSON.parse rejects (a UTF-8 byte order mark, U+00A0)",
+		pi: "1.x does not trim the file: the header line does not parse, so the file is not a valid pi session (open throws, /resume hides it); 0.73.1 trims the file and reads it",
+		ours: "reads it as 0.73.1 does (no 1.x-only entries can be read without the header), with a refused-by-pi1 finding",
+		applies: (f) => {
+			const old = parseLikePi(f.raw, 0)[0];
+			const now = parseLikePi(f.raw, 1)[0];
+			const isHeader = (v) => v && v.type === "session" && typeof v.id === "string";
+			return isHeader(old) && !isHeader(now);
+		},
+		expect(f, pi, me, bad) {
+			if (!/not a valid pi session/.test(pi.error ?? "")) bad.push(`pi did not refuse the file: ${short(pi.error ?? "no error")}`);
+			if (!hasDiag(f.tree, "refused-by-pi1")) bad.push("no refused-by-pi1 diagnostic");
+			if (f.tree.readOnly === "no-header") bad.push("we did not read the header");
 			delete pi.error;
 			return "skip"; // pi gave no answer to compare with
 		},
@@ -458,6 +516,28 @@ export const DOCUMENTED = [
 	},
 ];
 
+/**
+ * Differences in the session list only (checkList): pi leaves a file out of its list, we list it.
+ * `applies` looks at the file's values as pi parses them.
+ */
+export const LIST_DOCUMENTED = [
+	{
+		id: "list-null-content",
+		title: "A user or assistant message whose `content` is neither text nor a list (e.g. `null`)",
+		pi: "the session list (/resume) throws on the message while it reads the file, and leaves the session out (the session itself opens, and its context gets [] for the content)",
+		ours: "lists the session",
+		applies: (values) =>
+			values.some(
+				(v) =>
+					v?.type === "message" &&
+					(v.message?.role === "user" || v.message?.role === "assistant") &&
+					"content" in v.message &&
+					typeof v.message.content !== "string" &&
+					!Array.isArray(v.message.content),
+			),
+	},
+];
+
 /** An entry line as buildSessionContext turns it into a message (undefined: none). */
 function convertForContext(e) {
 	const ms = (t) => new Date(t).getTime();
@@ -541,14 +621,14 @@ async function checkFile(oracle, item) {
 	};
 	const piValues = parseLikePi(raw);
 	const piEntries = piValues.slice(1).filter((v) => !(v && typeof v === "object" && v.type === "session"));
-	const f = { tree, viewLeaf: leaf ?? tree.leafId, rawLine, piValues, piEntries };
-	const applicable = DOCUMENTED.filter((r) => r.applies(f));
+	const f = { tree, viewLeaf: leaf ?? tree.leafId, rawLine, piValues, piEntries, raw, size: statSync(file).size };
+	const applicable = DOCUMENTED.filter((r) => (r.oracles ?? [0, 1]).includes(Math.min(PI_MAJOR, 1)) && r.applies(f));
 	const exclusive = applicable.find((r) => r.exclusive);
 	const rules = exclusive ? [exclusive] : applicable;
 
 	// Which nodes to look at besides the leaf.
 	let at = [];
-	if (!rules.some((r) => r.id === "no-header" || r.id === "v1-ids" || r.id === "null-line")) {
+	if (!rules.some((r) => r.id === "no-header" || r.id === "v1-ids" || r.id === "null-line" || r.id === "refused-by-pi1")) {
 		at = pickNodes(tree, item.every, f.viewLeaf);
 		if (rules.some((r) => r.id === "parent-cycle")) {
 			// Each loop costs a timeout: keep every node whose walk ends, and one that loops.
@@ -587,8 +667,8 @@ async function checkFile(oracle, item) {
 	});
 
 	const pi = await piJob;
-	// The pinned pi must still give the answers SEMANTICS.md records for the vectors.
-	if (item.vector) out.unexpected.push(...expectationFailures(item.vector, structuredClone(pi)).map((b) => `[pi vs SEMANTICS.md] ${b}`));
+	// The pinned pi 0.73.1 must still give the answers vectors.mjs records for the vectors.
+	if (item.vector && PI_MAJOR === 0) out.unexpected.push(...expectationFailures(item.vector, structuredClone(pi)).map((b) => `[pi vs SEMANTICS.md] ${b}`));
 	if (leaf !== undefined) {
 		const piRefused = typeof pi.leafError === "string" && /not found/.test(pi.leafError);
 		if (piRefused !== leafRefused) out.unexpected.push(`--leaf ${leaf}: pi ${piRefused ? "refused" : "accepted"} it, we ${leafRefused ? "refused" : "accepted"} it`);
@@ -604,6 +684,7 @@ async function checkFile(oracle, item) {
 	}
 	out.contexts = 1 + at.length;
 	if (pi.error) out.unexpected.push(`pi threw: ${pi.error}`);
+	if (PI_MAJOR >= 1) await checkTotalsAndFindings(item, file, pi, out);
 	if (skip) return out;
 
 	const facets = [
@@ -677,8 +758,11 @@ async function checkList(oracle, root, dir) {
 		for (const [k, a, b] of facets) if (!same(a, b)) out.unexpected.push(`${p.path}: list ${k}: pi ${short(a)} | ours ${short(b)}`);
 	}
 	for (const path of byPath.keys()) {
-		// pi's list skips a file it fails to read: a `null` line makes it throw (row null-line).
-		if (parseLikePi(readFileSync(join(dir, path), "utf8")).includes(null)) out.documented.push("null-line");
+		// pi's list skips a file it fails to read: a `null` line makes 0.73.1 throw (row null-line).
+		const values = parseLikePi(readFileSync(join(dir, path), "utf8"));
+		const row = LIST_DOCUMENTED.find((r) => r.applies(values));
+		if (values.includes(null)) out.documented.push("null-line");
+		else if (row) out.documented.push(row.id);
 		else out.unexpected.push(`${path}: in our list, not in pi's`);
 	}
 	return out;
@@ -688,15 +772,43 @@ async function checkList(oracle, root, dir) {
  * The values pi reads from a file (`content.trim().split("\n")`, blank lines skipped, every
  * line `JSON.parse`d, failures dropped): used to tell which documented rows apply.
  */
-function parseLikePi(text) {
+function parseLikePi(text, major = PI_MAJOR) {
 	const values = [];
-	for (const line of text.trim().split("\n")) {
+	// 0.73.1 trims the whole file first; 1.x splits it as it is and skips lines whose value is
+	// falsy (`null`, `false`, `0`, `""`).
+	for (const line of (major >= 1 ? text : text.trim()).split("\n")) {
 		if (!line.trim()) continue;
 		try {
-			values.push(JSON.parse(line));
+			const v = JSON.parse(line);
+			if (major >= 1 && !v) continue;
+			values.push(v);
 		} catch {}
 	}
 	return values;
+}
+
+/**
+ * pi 1.x only: our token and cost totals (`pi-session list`) against getSessionStats(), and
+ * `pi-session check` finds nothing in a file pi 1.x wrote itself.
+ */
+async function checkTotalsAndFindings(item, file, pi, out) {
+	const mine = ourTotals.get(resolve(file));
+	if (pi.stats && !pi.stats.error) {
+		if (!mine) out.unexpected.push("stats: pi gives totals, the file is not in our list");
+		else {
+			const closeEnough = (a, b) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a));
+			if (pi.stats.tokens !== mine.tokens) out.unexpected.push(`stats tokens: pi ${pi.stats.tokens} | ours ${mine.tokens}`);
+			else if (!closeEnough(pi.stats.cost, mine.cost)) out.unexpected.push(`stats cost: pi ${pi.stats.cost} | ours ${mine.cost}`);
+			else out.statsCompared = true;
+		}
+	}
+	if (item.writtenByPi1) {
+		const r = await oursAny(["check", file, "--json"]);
+		const findings = r.json?.files?.flatMap((f) => f.diagnostics) ?? null;
+		if (findings === null) out.unexpected.push(`pi-session check failed (${r.code}): ${r.stderr.trim()}`);
+		else if (findings.length) out.unexpected.push(`check on a file pi ${PI.version} wrote: ${findings.map((d) => `${d.kind} (line ${d.line})`).join(", ")}`);
+		else out.checked = true;
+	}
 }
 
 // ---------------------------------------------------------------- main
@@ -706,8 +818,12 @@ async function main() {
 		console.error(`pi-session binary not found: ${opts.bin} (build it, or set PI_SESSION_BIN)`);
 		process.exit(2);
 	}
-	if (!existsSync(join(HERE, "node_modules/@mariozechner/pi-coding-agent/package.json"))) {
-		console.error(`pi is not installed: run 'npm ci' in ${HERE}`);
+	if (!PI) {
+		console.error(`pi is not installed in ${opts.piDir}: run scripts/setup all (or 'npm ci' there)`);
+		process.exit(2);
+	}
+	if (PI.major >= 1 && Number(process.versions.node.split(".")[0]) < 22) {
+		console.error(`pi ${PI.version} needs Node >= 22.19; this is Node ${process.versions.node} (use .tools/bin/node24)`);
 		process.exit(2);
 	}
 	const work = opts.keep ?? mkdtempSync(join(tmpdir(), "pi-diff-"));
@@ -729,6 +845,16 @@ async function main() {
 	await pool(opts.seeds, 2, (seed) => run(node, [join(HERE, "gen.mjs"), join(work, `gen-seed${seed}`), "--seed", String(seed), "--sessions", String(opts.sessions)]));
 	const listDirs = opts.seeds.map((seed) => join(work, `gen-seed${seed}`, "sessions"));
 	for (const dir of listDirs) for (const file of listJsonl(dir)) items.push({ root: work, file, every: opts.every });
+	if (PI.major >= 1) {
+		// Sessions that pi 1.x itself writes through its API (gen16.mjs), one directory per seed.
+		const seeds16 = opts.seeds16;
+		await pool(seeds16, 2, (seed) =>
+			run(node, [join(HERE, "gen16.mjs"), join(work, `gen16-seed${seed}`), "--seed", String(seed), "--sessions", String(opts.sessions16), "--pi-dir", opts.piDir]),
+		);
+		const dirs16 = seeds16.map((seed) => join(work, `gen16-seed${seed}`, "sessions"));
+		for (const dir of dirs16) for (const file of listJsonl(dir)) items.push({ root: work, file, every: opts.every, writtenByPi1: true });
+		listDirs.push(...dirs16);
+	}
 	for (const dir of opts.dirs) {
 		for (const file of listJsonl(dir)) items.push({ root: dirname(dir), file, every: opts.every });
 		listDirs.push(dir);
@@ -736,12 +862,19 @@ async function main() {
 	const selected = opts.only ? items.filter((it) => relative(work, it.file).includes(opts.only)) : items;
 	const tGen = Date.now();
 
-	const oracle = new Oracle({ timeoutMs: opts.timeout });
+	const oracle = new Oracle({ timeoutMs: opts.timeout, piEntry: piEntryOf(opts.piDir), stats: PI.major >= 1, listAll: PI.major >= 1 });
+	// pi 1.x: our per-session token and cost totals (`pi-session list`), for getSessionStats.
+	if (PI.major >= 1) {
+		for (const dir of new Set([vdir, xdir, ...listDirs])) {
+			const l = await ours(["list", "--sessions-dir", dir, "--json"]);
+			for (const row of l.json?.sessions ?? []) ourTotals.set(resolve(row.path), { tokens: row.tokens, cost: row.cost });
+		}
+	}
 	const results = [];
 	// Every row of DOCUMENTED is described for users in docs/differences.md.
 	const docs = join(REPO, "docs/differences.md");
 	const docText = existsSync(docs) ? readFileSync(docs, "utf8") : "";
-	const undocumented = DOCUMENTED.filter((r) => !docText.includes(`(\`${r.id}\`)`));
+	const undocumented = [...DOCUMENTED, ...LIST_DOCUMENTED].filter((r) => !docText.includes(`(\`${r.id}\`)`));
 	if (undocumented.length) {
 		const r = { file: "docs/differences.md", unexpected: undocumented.map((r) => `no row for the documented difference ${r.id}`), documented: [], contexts: 0, rows: 0 };
 		results.push(r);
@@ -785,7 +918,14 @@ async function main() {
 			`work dir ${opts.keep ? work : "(removed)"}`,
 	);
 	console.log(`session lists: ${rows} rows compared`);
+	const piFiles = results.filter((r) => r.rows === undefined && r.file.includes("gen16-seed")).length;
+	if (PI_MAJOR >= 1) {
+		const stats = results.filter((r) => r.statsCompared).length;
+		const checked = results.filter((r) => r.checked).length;
+		console.log(`token and cost totals equal getSessionStats in ${stats} files; check: 0 findings in ${checked} of ${piFiles} files pi ${PI.version} wrote`);
+	}
 	console.log(`compared ${files} files (${contexts} contexts): ${unexpected} unexpected differences, ${documented} documented differences`);
+	console.log(`pi ${PI.version}: ${files} files (${contexts} contexts${PI_MAJOR >= 1 ? `, ${piFiles} written by pi ${PI.version}` : ""}): ${unexpected} unexpected, ${documented} documented`);
 	console.log(`${results.length - failedFiles} passed, ${failedFiles} failed`);
 	if (!opts.keep) rmSync(work, { recursive: true, force: true });
 	process.exitCode = unexpected ? 1 : 0;
