@@ -40,7 +40,8 @@ diag_kinds! {
     MalformedLine = "malformed-line", Error, "A line is not valid JSON; it is skipped, as pi skips it.";
     NotAnObject = "not-an-object", Error, "A line is valid JSON but not an object; it is skipped.";
     BlankLine = "blank-line", Info, "Blank lines are skipped.";
-    Bom = "bom", Info, "The file starts with a UTF-8 byte order mark (pi strips it; `pi -c` does not see the file).";
+    Bom = "bom", Info, "The file starts with a UTF-8 byte order mark (pi 0.73.1 strips it, `pi -c` does not see the file; pi 1.x refuses the file, see refused-by-pi1).";
+    RefusedByPi1 = "refused-by-pi1", Warning, "Text before the header that JSON.parse rejects (a byte order mark, U+00A0 or another Unicode space): pi 1.x does not load the file (not a valid pi session; /resume hides it), pi 0.73.1 trims it and reads it. We read it as 0.73.1 does.";
     Crlf = "crlf", Info, "Lines end with CR LF.";
     InvalidUtf8 = "invalid-utf8", Warning, "A line holds bytes that are not UTF-8; they read as U+FFFD, as in pi.";
     LoneSurrogate = "lone-surrogate", Warning, "A string holds a lone UTF-16 surrogate escape; it reads as U+FFFD.";

@@ -564,8 +564,8 @@ impl Explorer {
         let path_nodes = s.tree.path_to(i);
         let (mut path_tokens, mut path_cost) = (0.0, 0.0);
         for &p in &path_nodes {
-            if let Some(u) = s.index.entries[p as usize].usage() {
-                path_tokens += u.total_tokens;
+            if let Some(u) = s.index.entries[p as usize].billed_usage() {
+                path_tokens += u.tokens();
                 path_cost += u.cost;
             }
         }
@@ -627,6 +627,7 @@ impl Explorer {
             compaction,
             hidden_total: plan.hidden.len() as u32,
             hidden: hidden_entries(&s, &plan, &mut reader, 0, CONTEXT_PAGE)?,
+            edited: crate::edits::edited_entries(&s, &plan, &mut reader)?,
         })
     }
 

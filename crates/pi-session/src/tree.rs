@@ -359,7 +359,8 @@ impl Tree {
                 continue;
             }
             match &e.detail {
-                Detail::Compaction { first_kept: Some(fk), .. } => {
+                // pi 1.x writes "keep nothing" as the compaction's own id.
+                Detail::Compaction { first_kept: Some(fk), .. } if e.id.as_ref() != Some(fk) => {
                     let on_path = ix.by_id.get(fk).is_some_and(|&k| k as usize != i && self.is_ancestor_or_self(k, i as u32));
                     if !on_path {
                         self.diagnostics.push(Diagnostic::new(
