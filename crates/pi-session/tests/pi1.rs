@@ -130,7 +130,7 @@ fn a_null_replacement_drops_the_message_and_the_latest_edit_wins() {
 }
 
 #[test]
-fn an_edit_on_another_branch_or_before_the_kept_range_does_not_apply() {
+fn an_edit_on_another_branch_does_not_apply() {
     let fx = file(&[
         user("u1", None, "q"),
         assistant("a1", Some("u1"), "answer"),
@@ -239,4 +239,28 @@ fn text_before_the_header_that_pi1_rejects_is_a_finding() {
     // Only before the header: a Unicode space before a later line is not this finding.
     let fx = file_bytes(format!("{HEADER}\n\u{a0}{}\n", user("u1", None, "q")).as_bytes());
     assert!(!kinds(&fx).iter().any(|k| k == "refused-by-pi1"));
+}
+
+#[test]
+fn usage_entries_and_context_edits_are_transcript_items_with_their_own_previews() {
+    let fx = file(&[
+        user("u1", None, "q"),
+        assistant("a1", Some("u1"), "a"),
+        json!({"type":"usage","id":"g1","parentId":"a1","timestamp":TS,"kind":"title","provider":"p","model":"m","usage":usage([1.0, 2.0, 0.0, 0.0], 0.0),"note":"session title"}).to_string(),
+        edit("e1", "g1", "a1", Value::Null),
+        edit("e2", "e1", "u1", json!({"content":"short"})),
+    ]);
+    let ex = Explorer::new(fx.root.clone(), "test", true);
+    let page = ex.transcript_page(fx.path.to_str().unwrap(), 0, 100).unwrap();
+    let kinds: Vec<&str> = page.items.iter().map(|i| i.kind.as_str()).collect();
+    assert_eq!(kinds, ["message", "message", "usage", "context_edit", "context_edit"]);
+    let s = Session::open(&fx.path).unwrap();
+    let mut r = pi_session::context::BodyReader::open(&s.index).unwrap();
+    let pv = |id: &str, r: &mut pi_session::context::BodyReader<'_>| {
+        let i = s.node(id).unwrap();
+        pi_session::preview::preview(&s.index.entries[i as usize], Some(&r.line(i).unwrap())).text
+    };
+    assert_eq!(pv("g1", &mut r), "title p/m · 3 tokens · session title");
+    assert_eq!(pv("e1", &mut r), "drops a1 from the context");
+    assert_eq!(pv("e2", &mut r), "replaces u1: short");
 }

@@ -708,6 +708,7 @@ export class FakeBackend implements Backend {
       messages: plan.messages.slice(0, CONTEXT_PAGE),
       compaction: plan.compaction,
       hiddenTotal: plan.hidden.length,
+      edited: [], // pi 1.x context edits: the fake has none
       hidden: plan.hidden.slice(0, HIDDEN_PAGE),
     };
   }
