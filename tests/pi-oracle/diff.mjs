@@ -793,6 +793,7 @@ function parseLikePi(text, major = PI_MAJOR) {
  */
 async function checkTotalsAndFindings(item, file, pi, out) {
 	const mine = ourTotals.get(resolve(file));
+	if (pi.stats?.error) out.statsThrew = true; // e.g. an assistant message without usage
 	if (pi.stats && !pi.stats.error) {
 		if (!mine) out.unexpected.push("stats: pi gives totals, the file is not in our list");
 		else {
@@ -843,6 +844,7 @@ async function main() {
 			items.push({ root: work, file: join(dir, `${name}.jsonl`), leaf: v.leaf, every: 1, vector: dir === vdir ? name : undefined });
 	}
 	await pool(opts.seeds, 2, (seed) => run(node, [join(HERE, "gen.mjs"), join(work, `gen-seed${seed}`), "--seed", String(seed), "--sessions", String(opts.sessions)]));
+	const checkRoots = []; // sessions folders pi 1.x wrote: `pi-session check DIR` finds nothing
 	const listDirs = opts.seeds.map((seed) => join(work, `gen-seed${seed}`, "sessions"));
 	for (const dir of listDirs) for (const file of listJsonl(dir)) items.push({ root: work, file, every: opts.every });
 	if (PI.major >= 1) {
@@ -854,6 +856,7 @@ async function main() {
 		const dirs16 = seeds16.map((seed) => join(work, `gen16-seed${seed}`, "sessions"));
 		for (const dir of dirs16) for (const file of listJsonl(dir)) items.push({ root: work, file, every: opts.every, writtenByPi1: true });
 		listDirs.push(...dirs16);
+		checkRoots.push(...dirs16);
 	}
 	for (const dir of opts.dirs) {
 		for (const file of listJsonl(dir)) items.push({ root: dirname(dir), file, every: opts.every });
@@ -899,6 +902,16 @@ async function main() {
 				} else if (opts.verbose) console.log(`ok   ${r.file}  (${r.rows} sessions)`);
 			}
 		}
+		for (const dir of opts.only ? [] : checkRoots) {
+			const r = { file: `${relative(work, dir)} (check)`, unexpected: [], documented: [], contexts: 0, rows: 0 };
+			const c = await oursAny(["check", dir, "--json"]);
+			const files = c.json?.files ?? null;
+			if (files === null) r.unexpected.push(`pi-session check failed (${c.code}): ${c.stderr.trim()}`);
+			else for (const f of files) for (const d of f.diagnostics) r.unexpected.push(`${relative(dir, f.path)}: ${d.kind} (line ${d.line}): ${d.message}`);
+			results.push(r);
+			if (r.unexpected.length) console.log(`FAIL ${r.file}\n     ${r.unexpected.join("\n     ")}`);
+			else if (opts.verbose) console.log(`ok   ${r.file}  (${files.length} files, 0 findings)`);
+		}
 	} finally {
 		await oracle.close();
 	}
@@ -922,7 +935,10 @@ async function main() {
 	if (PI_MAJOR >= 1) {
 		const stats = results.filter((r) => r.statsCompared).length;
 		const checked = results.filter((r) => r.checked).length;
-		console.log(`token and cost totals equal getSessionStats in ${stats} files; check: 0 findings in ${checked} of ${piFiles} files pi ${PI.version} wrote`);
+		const threw = results.filter((r) => r.statsThrew).length;
+		console.log(
+			`token and cost totals equal getSessionStats in ${stats} files (it throws on ${threw} damaged files); check: 0 findings in ${checked} of ${piFiles} files pi ${PI.version} wrote`,
+		);
 	}
 	console.log(`compared ${files} files (${contexts} contexts): ${unexpected} unexpected differences, ${documented} documented differences`);
 	console.log(`pi ${PI.version}: ${files} files (${contexts} contexts${PI_MAJOR >= 1 ? `, ${piFiles} written by pi ${PI.version}` : ""}): ${unexpected} unexpected, ${documented} documented`);
