@@ -1,25 +1,32 @@
 #!/usr/bin/env node
-// diff.mjs — differential test of `pi-session` against the real pi 0.73.1.
+// diff.mjs — differential test of `pi-session` against one real pi (run.sh runs it once per oracle).
 //
-//   node diff.mjs [--bin PATH] [--seeds 1,2,3,7] [--sessions 6] [--every 5] [--timeout MS]
-//                 [--dir DIR]... [--only SUBSTRING] [--keep DIR] [--verbose]
+//   node diff.mjs [--pi-dir DIR] [--bin PATH] [--seeds 1,2,3,7] [--sessions 6] [--seeds16 1,2,3,4]
+//                 [--sessions16 5] [--every 5] [--timeout MS] [--dir DIR]... [--only SUBSTRING]
+//                 [--keep DIR] [--verbose]
 //
+// --pi-dir: the pi under test is the one in DIR's node_modules (default: this folder, pi 0.73.1;
+// pi16/ holds pi 1.6.0, which needs Node >= 22.19: run this script with .tools/bin/node24).
 // --dir adds every .jsonl file under DIR (for example a real ~/.pi/agent/sessions; pi only
 // ever opens copies) and compares the session list of DIR too.
 // 1. writes the 49 vectors of vectors.mjs and the extra vectors of extra-vectors.mjs;
-// 2. has pi write sessions directories with gen.mjs, one per seed;
+// 2. has pi 0.73.1 write sessions directories with gen.mjs, one per seed; with pi 1.x, also has
+//    pi 1.x write sessions directories with gen16.mjs, one per --seeds16 seed;
 // 3. for every .jsonl file runs pi (oracle.mjs: SessionManager.open on a private copy) and
 //    `pi-session tree --json` + `pi-session context --json` (with `--leaf` where a vector
 //    asks for one), and also the context at further nodes (every node of the small vector
 //    files, every `--every`-th node of the generated ones): `sm.branch(ID)` against
 //    `pi-session context --leaf ID`;
 // 4. compares leaf, active path, roots, children order, labels, session name, header, and
-//    the full buildSessionContext() result (messages deep-equal, model, thinking level).
+//    the full buildSessionContext() result (messages deep-equal, model, thinking level);
+// 5. with pi 1.x: our token and cost totals (`pi-session list`) against getSessionStats() for
+//    every file, and `pi-session check` finds nothing in the files (and folders) pi 1.x wrote.
 //
-// The only differences allowed are the documented ones in DOCUMENTED below (users read them
-// in docs/differences.md). Each applies to a file because of what the file contains, never
-// because of what the outputs say, and each asserts that the difference is exactly the
-// documented one; whatever it does not explain must still be equal.
+// The only differences allowed are the documented ones in DOCUMENTED and LIST_DOCUMENTED below
+// (users read them in docs/differences.md), each for the oracles it names. Each applies to a
+// file because of what the file contains, never because of what the outputs say, and each
+// asserts that the difference is exactly the documented one; whatever it does not explain must
+// still be equal. The last line names the oracle: `pi VERSION: N files (K contexts): U unexpected, D documented`.
 //
 // Exit status: 0 when nothing unexpected was found, 1 otherwise, 2 on a usage or setup error.
 // Binary: --bin, else $PI_SESSION_BIN, else <repo>/target/debug/pi-session.
@@ -668,7 +675,7 @@ async function checkFile(oracle, item) {
 
 	const pi = await piJob;
 	// The pinned pi 0.73.1 must still give the answers vectors.mjs records for the vectors.
-	if (item.vector && PI_MAJOR === 0) out.unexpected.push(...expectationFailures(item.vector, structuredClone(pi)).map((b) => `[pi vs SEMANTICS.md] ${b}`));
+	if (item.vector && PI_MAJOR === 0) out.unexpected.push(...expectationFailures(item.vector, structuredClone(pi)).map((b) => `[pi vs vectors.mjs] ${b}`));
 	if (leaf !== undefined) {
 		const piRefused = typeof pi.leafError === "string" && /not found/.test(pi.leafError);
 		if (piRefused !== leafRefused) out.unexpected.push(`--leaf ${leaf}: pi ${piRefused ? "refused" : "accepted"} it, we ${leafRefused ? "refused" : "accepted"} it`);
