@@ -26,7 +26,7 @@
 // (users read them in docs/differences.md), each for the oracles it names. Each applies to a
 // file because of what the file contains, never because of what the outputs say, and each
 // asserts that the difference is exactly the documented one; whatever it does not explain must
-// still be equal. The last line names the oracle: `pi VERSION: N files (K contexts): U unexpected, D documented`.
+// still be equal. The summary line names the oracle: `pi VERSION: N files (K contexts): U unexpected, D documented`.
 //
 // Exit status: 0 when nothing unexpected was found, 1 otherwise, 2 on a usage or setup error.
 // Binary: --bin, else $PI_SESSION_BIN, else <repo>/target/debug/pi-session.
@@ -397,6 +397,31 @@ export const DOCUMENTED = [
 		},
 	},
 	{
+		id: "null-content",
+		oracles: [1],
+		title: "A user, assistant or toolResult message with `null` or no content, in a file without 1.x-only entries",
+		pi: "1.x gives the message with `content: []` in the context",
+		ours: "such a file is read with 0.73.1's rules: the message as stored (`content: null`, or no content)",
+		applies: (f) => !f.piValues.some(isPi1Only) && f.piEntries.some((v) => v?.type === "message" && NULLABLE.has(v.message?.role) && v.message.content == null),
+		expect(f, pi, me, bad) {
+			let changed = 0;
+			const fix = (view) => {
+				if (!view?.context?.messages) return view;
+				const messages = view.context.messages.map((m) => {
+					if (!NULLABLE.has(m?.role) || m.content != null) return m;
+					changed++;
+					return { ...m, content: [] };
+				});
+				return { ...view, context: { ...view.context, messages } };
+			};
+			me.view = fix(me.view);
+			me.at = Object.fromEntries(Object.entries(me.at ?? {}).map(([k, v]) => [k, fix(v)]));
+			const seen = [pi.view, ...Object.values(pi.at ?? {})].flatMap((v) => v?.context?.messages ?? []);
+			if (seen.some((m) => NULLABLE.has(m?.role) && m.content == null)) bad.push("pi gave a message with null content");
+			if (!changed) bad.push("none of our views holds a message with null content");
+		},
+	},
+	{
 		id: "missing-id",
 		title: "Entry lines without an id (objects without `id`, and JSON values that are not objects)",
 		pi: "keeps the line as a nameless node (key undefined) under its parent, or as a root when it has no parentId; an entry without parentId becomes a child of that nameless node; when such a line is last, the leaf is undefined, getBranch() is empty and buildSessionContext() starts from that line",
@@ -544,6 +569,18 @@ export const LIST_DOCUMENTED = [
 			),
 	},
 ];
+
+/** Roles whose missing or null content pi 1.x turns into `[]`. */
+const NULLABLE = new Set(["user", "assistant", "toolResult"]);
+/** What only pi 1.x writes: a file holding one of these is read with 1.x's rules (docs/format.md). */
+function isPi1Only(v) {
+	if (!v || typeof v !== "object") return false;
+	if (v.type === "usage" || v.type === "context_edit") return true;
+	if (v.type === "message") return v.message?.role === "system";
+	if (v.type === "compaction") return v.systemMessage !== undefined || v.usage !== undefined;
+	if (v.type === "branch_summary") return v.usage !== undefined;
+	return false;
+}
 
 /** An entry line as buildSessionContext turns it into a message (undefined: none). */
 function convertForContext(e) {
@@ -845,7 +882,9 @@ async function main() {
 	await run(node, [join(HERE, "vectors.mjs"), "write", vdir]);
 	const xdir = join(work, "extra");
 	await run(node, [join(HERE, "extra-vectors.mjs"), "write", xdir]);
-	for (const dir of [vdir, xdir]) {
+	const ydir = join(work, "vectors16");
+	if (PI_MAJOR >= 1) await run(node, [join(HERE, "vectors16.mjs"), "write", ydir]);
+	for (const dir of PI_MAJOR >= 1 ? [vdir, xdir, ydir] : [vdir, xdir]) {
 		const expected = JSON.parse(readFileSync(join(dir, "expected.json"), "utf8"));
 		for (const [name, v] of Object.entries(expected))
 			items.push({ root: work, file: join(dir, `${name}.jsonl`), leaf: v.leaf, every: 1, vector: dir === vdir ? name : undefined });
@@ -875,7 +914,7 @@ async function main() {
 	const oracle = new Oracle({ timeoutMs: opts.timeout, piEntry: piEntryOf(opts.piDir), stats: PI.major >= 1, listAll: PI.major >= 1 });
 	// pi 1.x: our per-session token and cost totals (`pi-session list`), for getSessionStats.
 	if (PI.major >= 1) {
-		for (const dir of new Set([vdir, xdir, ...listDirs])) {
+		for (const dir of new Set([vdir, xdir, ydir, ...listDirs])) {
 			const l = await ours(["list", "--sessions-dir", dir, "--json"]);
 			for (const row of l.json?.sessions ?? []) ourTotals.set(resolve(row.path), { tokens: row.tokens, cost: row.cost });
 		}
