@@ -61,7 +61,7 @@ diag_kinds! {
     DuplicateId = "duplicate-id", Error, "An id used by more than one line; the later line wins.";
     DanglingFirstKept = "dangling-first-kept", Warning, "A compaction's firstKeptEntryId is not on its path; nothing before the compaction is kept.";
     DanglingTarget = "dangling-target", Warning, "A label or leaf line's targetId is not in the file.";
-    DanglingFrom = "dangling-from", Warning, "A branch summary's fromId is not in the file.";
+    DanglingFrom = "dangling-from", Warning, "A branch summary's fromId is not in the file (not reported in a fork, whose fromId may be pi 1.x's old leaf left in the parent session).";
     ParentSessionMissing = "parent-session-missing", Warning, "The parentSession file does not exist.";
     ParentSessionRelative = "parent-session-relative", Info, "parentSession is a relative path; it was resolved against the header cwd, then the sessions root.";
     ParentSessionCycle = "parent-session-cycle", Error, "Sessions whose parentSession links form a cycle.";

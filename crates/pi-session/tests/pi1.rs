@@ -264,3 +264,22 @@ fn usage_entries_and_context_edits_are_transcript_items_with_their_own_previews(
     assert_eq!(pv("e1", &mut r), "drops a1 from the context");
     assert_eq!(pv("e2", &mut r), "replaces u1: short");
 }
+
+#[test]
+fn a_forks_branch_summary_may_name_a_from_id_left_in_the_parent_session() {
+    // pi 1.x's fromId is the old leaf; after createBranchedSession it can stay in the parent.
+    let summary = |parent_session: Option<&str>| {
+        let mut header: Value = serde_json::from_str(HEADER).unwrap();
+        if let Some(p) = parent_session {
+            header["parentSession"] = json!(p);
+        }
+        let lines = [
+            user("u1", None, "q"),
+            json!({"type":"branch_summary","id":"b1","parentId":"u1","timestamp":TS,"fromId":"gone0000","summary":"B"}).to_string(),
+        ];
+        file_bytes(format!("{header}\n{}\n", lines.join("\n")).as_bytes())
+    };
+    assert_eq!(kinds(&summary(None)), ["dangling-from"]);
+    let fork = summary(Some("/home/alice/.pi/agent/sessions/--home-alice-proj--/parent.jsonl"));
+    assert!(!kinds(&fork).iter().any(|k| k == "dangling-from"), "{:?}", kinds(&fork));
+}
