@@ -178,7 +178,11 @@ vec("y12-usage-everywhere", "usage entries on two branches, usage on compactions
 tick = 1;
 vec("y13-bom-pi1-file", "a BOM before the header of a file with 1.x entries: pi 1.x refuses it", [`\ufeff${JSON.stringify(H())}`, U("1", null, "a"), A("2", "1", "b"), USAGE("3", "2", 1)]);
 
+tick = 1;
+vec("y14-empty-file", "an empty file: pi 1.x writes a fresh header into it (any other file without a header, it refuses)", [], { raw: "" });
+
 function fileText(v) {
+	if (v.raw !== undefined) return v.raw;
 	return `${v.lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n")}\n`;
 }
 
