@@ -86,9 +86,9 @@ const opts = {
 	if ([...opts.seeds, ...opts.seeds16].some((s) => !Number.isInteger(s)) || !(opts.sessions16 >= 0) || !(opts.sessions >= 0) || !(opts.every >= 1)) usage("bad number");
 	opts.bin = resolve(opts.bin);
 }
-/** The pi under test: {name, version, major, pkgDir}. */
+/** The pi under test: {name, version, line, pkgDir} (line 0: @mariozechner, 1: @earendil-works). */
 const PI = piIn(opts.piDir);
-const PI_MAJOR = PI?.major ?? 0;
+const PI_LINE = PI?.line ?? 0;
 /** pi 1.x runs: our `list` totals per file path (tokens, cost). */
 const ourTotals = new Map();
 
@@ -222,8 +222,8 @@ function rawWalkLoops(tree, leafId) {
 
 // ---------------------------------------------------------------- the documented differences
 //
-// One table, one row per difference, each for the oracles named in `oracles` (pi's major
-// version: 0 = 0.73.1, 1 = 1.x; all when absent). `applies` looks at the input (our reading of the
+// One table, one row per difference, each for the oracles named in `oracles` (the package
+// line: 0 = @mariozechner, pinned 0.73.1; 1 = @earendil-works, pinned 1.6.0; all when absent). `applies` looks at the input (our reading of the
 // file, which the generic comparison checks everywhere else); `expect` asserts the exact
 // documented difference, pushing a message to `bad` for anything else, and rewrites the
 // two sides so that the generic comparison that follows checks everything the difference
@@ -239,7 +239,7 @@ export const DOCUMENTED = [
 		applies: (f) => f.tree.readOnly === "no-header",
 		expect(f, pi, me, bad) {
 			if (!hasDiag(f.tree, "missing-header", "empty-file")) bad.push("no missing-header or empty-file diagnostic");
-			if (PI_MAJOR >= 1 && f.size > 0) {
+			if (PI_LINE >= 1 && f.size > 0) {
 				if (!/not a valid pi session/.test(pi.error ?? "")) bad.push(`pi ${PI.version} did not refuse the file: ${short(pi.error ?? "no error")}`);
 				if (pi.piRewroteFileOnOpen !== false) bad.push(`pi ${PI.version} changed the file`);
 				delete pi.error;
@@ -666,7 +666,7 @@ async function checkFile(oracle, item) {
 	const piValues = parseLikePi(raw);
 	const piEntries = piValues.slice(1).filter((v) => !(v && typeof v === "object" && v.type === "session"));
 	const f = { tree, viewLeaf: leaf ?? tree.leafId, rawLine, piValues, piEntries, raw, size: statSync(file).size };
-	const applicable = DOCUMENTED.filter((r) => (r.oracles ?? [0, 1]).includes(Math.min(PI_MAJOR, 1)) && r.applies(f));
+	const applicable = DOCUMENTED.filter((r) => (r.oracles ?? [0, 1]).includes(PI_LINE) && r.applies(f));
 	const exclusive = applicable.find((r) => r.exclusive);
 	const rules = exclusive ? [exclusive] : applicable;
 
@@ -712,7 +712,7 @@ async function checkFile(oracle, item) {
 
 	const pi = await piJob;
 	// The pinned pi 0.73.1 must still give the answers vectors.mjs records for the vectors.
-	if (item.vector && PI_MAJOR === 0) out.unexpected.push(...expectationFailures(item.vector, structuredClone(pi)).map((b) => `[pi vs vectors.mjs] ${b}`));
+	if (item.vector && PI_LINE === 0) out.unexpected.push(...expectationFailures(item.vector, structuredClone(pi)).map((b) => `[pi vs vectors.mjs] ${b}`));
 	if (leaf !== undefined) {
 		const piRefused = typeof pi.leafError === "string" && /not found/.test(pi.leafError);
 		if (piRefused !== leafRefused) out.unexpected.push(`--leaf ${leaf}: pi ${piRefused ? "refused" : "accepted"} it, we ${leafRefused ? "refused" : "accepted"} it`);
@@ -728,7 +728,7 @@ async function checkFile(oracle, item) {
 	}
 	out.contexts = 1 + at.length;
 	if (pi.error) out.unexpected.push(`pi threw: ${pi.error}`);
-	if (PI_MAJOR >= 1) await checkTotalsAndFindings(item, file, pi, out);
+	if (PI_LINE >= 1) await checkTotalsAndFindings(item, file, pi, out);
 	if (skip) return out;
 
 	const facets = [
@@ -816,15 +816,15 @@ async function checkList(oracle, root, dir) {
  * The values pi reads from a file (`content.trim().split("\n")`, blank lines skipped, every
  * line `JSON.parse`d, failures dropped): used to tell which documented rows apply.
  */
-function parseLikePi(text, major = PI_MAJOR) {
+function parseLikePi(text, line = PI_LINE) {
 	const values = [];
 	// 0.73.1 trims the whole file first; 1.x splits it as it is and skips lines whose value is
 	// falsy (`null`, `false`, `0`, `""`).
-	for (const line of (major >= 1 ? text : text.trim()).split("\n")) {
-		if (!line.trim()) continue;
+	for (const l of (line >= 1 ? text : text.trim()).split("\n")) {
+		if (!l.trim()) continue;
 		try {
-			const v = JSON.parse(line);
-			if (major >= 1 && !v) continue;
+			const v = JSON.parse(l);
+			if (line >= 1 && !v) continue;
 			values.push(v);
 		} catch {}
 	}
@@ -867,7 +867,7 @@ async function main() {
 		console.error(`pi is not installed in ${opts.piDir}: run scripts/setup all (or 'npm ci' there)`);
 		process.exit(2);
 	}
-	if (PI.major >= 1 && Number(process.versions.node.split(".")[0]) < 22) {
+	if (PI.line >= 1 && Number(process.versions.node.split(".")[0]) < 22) {
 		console.error(`pi ${PI.version} needs Node >= 22.19; this is Node ${process.versions.node} (use .tools/bin/node24)`);
 		process.exit(2);
 	}
@@ -883,8 +883,8 @@ async function main() {
 	const xdir = join(work, "extra");
 	await run(node, [join(HERE, "extra-vectors.mjs"), "write", xdir]);
 	const ydir = join(work, "vectors16");
-	if (PI_MAJOR >= 1) await run(node, [join(HERE, "vectors16.mjs"), "write", ydir]);
-	for (const dir of PI_MAJOR >= 1 ? [vdir, xdir, ydir] : [vdir, xdir]) {
+	if (PI_LINE >= 1) await run(node, [join(HERE, "vectors16.mjs"), "write", ydir]);
+	for (const dir of PI_LINE >= 1 ? [vdir, xdir, ydir] : [vdir, xdir]) {
 		const expected = JSON.parse(readFileSync(join(dir, "expected.json"), "utf8"));
 		for (const [name, v] of Object.entries(expected))
 			items.push({ root: work, file: join(dir, `${name}.jsonl`), leaf: v.leaf, every: 1, vector: dir === vdir ? name : undefined });
@@ -893,7 +893,7 @@ async function main() {
 	const checkRoots = []; // sessions folders pi 1.x wrote: `pi-session check DIR` finds nothing
 	const listDirs = opts.seeds.map((seed) => join(work, `gen-seed${seed}`, "sessions"));
 	for (const dir of listDirs) for (const file of listJsonl(dir)) items.push({ root: work, file, every: opts.every });
-	if (PI.major >= 1) {
+	if (PI.line >= 1) {
 		// Sessions that pi 1.x itself writes through its API (gen16.mjs), one directory per seed.
 		const seeds16 = opts.seeds16;
 		await pool(seeds16, 2, (seed) =>
@@ -911,9 +911,9 @@ async function main() {
 	const selected = opts.only ? items.filter((it) => relative(work, it.file).includes(opts.only)) : items;
 	const tGen = Date.now();
 
-	const oracle = new Oracle({ timeoutMs: opts.timeout, piEntry: piEntryOf(opts.piDir), stats: PI.major >= 1, listAll: PI.major >= 1 });
+	const oracle = new Oracle({ timeoutMs: opts.timeout, piEntry: piEntryOf(opts.piDir), stats: PI.line >= 1, listAll: PI.line >= 1 });
 	// pi 1.x: our per-session token and cost totals (`pi-session list`), for getSessionStats.
-	if (PI.major >= 1) {
+	if (PI.line >= 1) {
 		for (const dir of new Set([vdir, xdir, ydir, ...listDirs])) {
 			const l = await ours(["list", "--sessions-dir", dir, "--json"]);
 			for (const row of l.json?.sessions ?? []) ourTotals.set(resolve(row.path), { tokens: row.tokens, cost: row.cost });
@@ -978,7 +978,7 @@ async function main() {
 	);
 	console.log(`session lists: ${rows} rows compared`);
 	const piFiles = results.filter((r) => r.rows === undefined && r.file.includes("gen16-seed")).length;
-	if (PI_MAJOR >= 1) {
+	if (PI_LINE >= 1) {
 		const stats = results.filter((r) => r.statsCompared).length;
 		const checked = results.filter((r) => r.checked).length;
 		const threw = results.filter((r) => r.statsThrew).length;
@@ -987,7 +987,7 @@ async function main() {
 		);
 	}
 	console.log(`compared ${files} files (${contexts} contexts): ${unexpected} unexpected differences, ${documented} documented differences`);
-	console.log(`pi ${PI.version}: ${files} files (${contexts} contexts${PI_MAJOR >= 1 ? `, ${piFiles} written by pi ${PI.version}` : ""}): ${unexpected} unexpected, ${documented} documented`);
+	console.log(`pi ${PI.version}: ${files} files (${contexts} contexts${PI_LINE >= 1 ? `, ${piFiles} written by pi ${PI.version}` : ""}): ${unexpected} unexpected, ${documented} documented`);
 	console.log(`${results.length - failedFiles} passed, ${failedFiles} failed`);
 	if (!opts.keep) rmSync(work, { recursive: true, force: true });
 	process.exitCode = unexpected ? 1 : 0;

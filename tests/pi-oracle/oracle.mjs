@@ -173,13 +173,17 @@ async function workerMain() {
 export const DEFAULT_PI_DIR = dirname(SELF);
 const PACKAGES = ["@earendil-works/pi-coding-agent", "@mariozechner/pi-coding-agent"];
 
-/** Which pi a folder holds: {name, version, major, pkgDir} (undefined when none is installed). */
+/**
+ * Which pi a folder holds: {name, version, line, pkgDir} (undefined when none is installed).
+ * `line` is the package line: 0 for `@mariozechner/pi-coding-agent` (0.73.1 and older), 1 for
+ * `@earendil-works/pi-coding-agent` (0.74.0 and later; 1.6.0 is pinned), whose rules differ.
+ */
 export function piIn(dir) {
 	for (const name of PACKAGES) {
 		const pkgDir = join(resolve(dir), "node_modules", name);
 		try {
 			const { version } = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
-			return { name, version, major: Number(version.split(".")[0]), pkgDir };
+			return { name, version, line: name.startsWith("@earendil-works/") ? 1 : 0, pkgDir };
 		} catch {}
 	}
 	return undefined;
@@ -343,7 +347,7 @@ async function cli(argv) {
 	}
 	if (!opts.file || (argv.includes("--leaf") && opts.leaf === undefined)) throw new Error(USAGE);
 	const piDir = opts.piDir ?? DEFAULT_PI_DIR;
-	const oracle = new Oracle({ timeoutMs: opts.timeout, piEntry: piEntryOf(piDir), stats: (piIn(piDir)?.major ?? 0) >= 1 });
+	const oracle = new Oracle({ timeoutMs: opts.timeout, piEntry: piEntryOf(piDir), stats: (piIn(piDir)?.line ?? 0) >= 1 });
 	try {
 		const out = await oracle.view(opts.file, { leaf: opts.leaf, at: opts.at });
 		console.log(JSON.stringify(out, null, 2));

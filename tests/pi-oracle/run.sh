@@ -6,7 +6,8 @@
 #
 #   run.sh [diff.mjs options...]            both pinned oracles
 #   run.sh --pi VERSION [diff.mjs options]  only that published pi (installed on first use into
-#                                           .tools/pi-versions/VERSION with npm; Node 24 for >= 1.0)
+#                                           .tools/pi-versions/VERSION with npm: @mariozechner/… up to
+#                                           0.73.1, @earendil-works/… after it, on Node 24)
 #
 # Installs nothing else: `scripts/setup all` installs both pinned pis and Node 24; build the CLI
 # first (`cargo build -p pi-session-cli`). The binary is $PI_SESSION_BIN, by default
@@ -51,9 +52,10 @@ run_one() {
 
 if [ -n "$version" ]; then
   [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$ ]] || { echo "run.sh: --pi wants a version like 1.7.0" >&2; exit 2; }
-  major="${version%%.*}"
-  if [ "$major" -ge 1 ]; then pkg="@earendil-works/pi-coding-agent"; node_bin="$NODE24"; need_node24
-  else pkg="@mariozechner/pi-coding-agent"; node_bin="node"; fi
+  # 0.73.1 was the last release of @mariozechner/pi-coding-agent; later ones are @earendil-works/…
+  if [ "$(printf '%s\n' 0.73.1 "$version" | sort -V | tail -n 1)" = "0.73.1" ]; then
+    pkg="@mariozechner/pi-coding-agent"; node_bin="node"
+  else pkg="@earendil-works/pi-coding-agent"; node_bin="$NODE24"; need_node24; fi
   dir="$repo/.tools/pi-versions/$version"
   if ! [ -f "$dir/node_modules/$pkg/package.json" ]; then
     echo "== installing $pkg@$version into $dir"

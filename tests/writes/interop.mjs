@@ -46,7 +46,8 @@ const piDir = ["@earendil-works/pi-coding-agent", "@mariozechner/pi-coding-agent
 	.find((d) => existsSync(join(d, "package.json")));
 if (!piDir) setupError(`pi is not installed in ${piHome}: run scripts/setup all`);
 const piVersion = JSON.parse(readFileSync(join(piDir, "package.json"), "utf8")).version;
-const piMajor = Number(piVersion.split(".")[0]);
+// The package line: 0 = @mariozechner (0.73.1 and older), 1 = @earendil-works (what only 1.x writes).
+const piMajor = piDir.includes("@earendil-works") ? 1 : 0;
 if (piMajor >= 1 && Number(process.versions.node.split(".")[0]) < 22) setupError(`pi ${piVersion} needs Node >= 22.19 (this is ${process.versions.node})`);
 const { SessionManager } = await import(pathToFileURL(join(piDir, "dist/index.js")).href);
 
