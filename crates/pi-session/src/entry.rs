@@ -7,7 +7,7 @@ use crate::json::{js_date_ms, js_trim, LineFields, Loose, MessageFields};
 
 pub type Id = CompactString;
 
-/// Entry types of SEMANTICS.md §2. Unknown types keep their name.
+/// Entry types (docs/format.md, "Entry types"; pi 0.73.1 and pi 1.x). Unknown types keep their name.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Kind {
     Message,

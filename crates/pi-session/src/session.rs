@@ -1,7 +1,7 @@
 //! One session file, indexed: its header, a skeleton per entry line, the id map and the
 //! diagnostics of reading. Bodies stay on disk and are read by offset when shown.
 //!
-//! Reading follows pi 0.73.1's `loadEntriesFromFile` (SEMANTICS.md §3): blank lines and lines
+//! Reading follows pi 0.73.1's `loadEntriesFromFile` (docs/format.md, "Loading"): blank lines and lines
 //! that fail to parse are skipped, the first parsed object must be the header, later headers
 //! are ignored. A file that grows is read from where the last read stopped.
 
