@@ -363,6 +363,71 @@ export const specs = [
 			}
 		},
 	},
+	// ------------------------------------------------------------------ pi 1.6 sessions (issue 11)
+	{
+		name: "pi16: a session pi 1.6.0 wrote previews what pi 1.6.0 builds, and the edit audit shows the originals",
+		async run({ h, dir }) {
+			// Written at test time by the real pi 1.6.0 (its SessionManager, Node >= 22.19).
+			const node24 = process.env.NODE24 ?? join(repo, ".tools/bin/node24");
+			const pi16 = process.env.PI16_DIR ?? join(repo, "tests/pi-oracle/pi16");
+			const root = join(dir, "sessions16");
+			const { file, ids } = JSON.parse(execFileSync(node24, [join(repo, "tests/e2e/pi16-session.mjs"), root, pi16], { encoding: "utf8" }));
+			const pi = JSON.parse(execFileSync(node24, [piOracle, file, "--pi-dir", pi16], { encoding: "utf8", maxBuffer: 1 << 26 }));
+			const want = pi.view.context.messages;
+			// What pi 1.6.0 gives: the compaction's system message, then its summary; the tool result
+			// replaced; the dropped assistant message gone.
+			assert.deepEqual(want.slice(0, 2).map((m) => m.role), ["system", "compactionSummary"]);
+			assert.ok(JSON.stringify(want).includes("[output removed: it held a secret]"));
+			assert.ok(!JSON.stringify(want).includes("ORIGINAL-SECRET-OUTPUT") && !JSON.stringify(want).includes("DROPPED-WRONG-APPROACH"));
+
+			const d = await h.open(["--sessions-dir", root]);
+			await openSession(d, file);
+			// The tree draws the pi 1.x entries as their own kinds of node.
+			for (const [id, badge, kind] of [[ids.system, "system-badge", "system"], [ids.usage1, "usage-badge", "usage"], [ids.edit1, "edit-badge", "edit"]]) {
+				await d.waitFor(`[data-testid=tree-row][data-id=${q(id)}] [data-testid=${badge}]`, { what: `${badge} on ${id}` });
+				assert.ok(await d.exec(`return !!document.querySelector('[data-testid=lane-svg] [data-kind="${kind}"]')`), `a ${kind} node in the graph`);
+			}
+			for (const theme of ["first", "second"]) {
+				const mode = await d.exec("return document.documentElement.className");
+				await selectRow(d, ids.assistant4);
+				await (await d.find("[data-testid=inspector-tab-context]")).click();
+				await d.waitFor("[data-testid=context-view] [data-testid=edit-audit]", { what: "the context-edit audit" });
+				const msgs = await d.findAll("[data-testid=context-view] [data-testid=context-message]");
+				const roles = await Promise.all(msgs.map((m) => m.attr("data-role")));
+				assert.deepEqual(roles, want.map((m) => m.role), "the preview has pi 1.6.0's messages");
+				const msgIds = await Promise.all(msgs.map((m) => m.attr("data-id")));
+				assert.deepEqual(msgIds.slice(0, 2), [ids.compaction, ids.compaction]);
+				assert.ok(!msgIds.includes(ids.assistant3), "the dropped message is not in the preview");
+				const texts = (await Promise.all(msgs.map((m) => m.text()))).join("\n");
+				assert.ok(texts.includes("[output removed: it held a secret]"), texts);
+				assert.ok(!texts.includes("ORIGINAL-SECRET-OUTPUT"), texts);
+				const summary = await (await d.find("[data-testid=context-summary]")).text();
+				assert.ok(summary.includes(`${want.length} messages`), summary);
+				// The audit: the original beside the replacement, the dropped one, the edits' lines.
+				const rows = await d.findAll("[data-testid=edited-entry]");
+				assert.deepEqual(await Promise.all(rows.map((r) => r.attr("data-id"))), [ids.tool1, ids.assistant3]);
+				const [replaced, dropped] = await Promise.all(rows.map((r) => r.text()));
+				assert.ok(replaced.includes("ORIGINAL-SECRET-OUTPUT") && replaced.includes("[output removed: it held a secret]") && replaced.includes("edit L7"), replaced);
+				assert.ok(dropped.includes("DROPPED-WRONG-APPROACH") && dropped.includes("dropped from the context") && dropped.includes("edit L11"), dropped);
+				assert.equal(await rows[1].attr("data-dropped"), "true");
+				// The system message before the kept range is audited as hidden by the compaction.
+				const hidden = await Promise.all((await d.findAll("[data-testid=hidden-entry]")).map((e) => e.attr("data-id")));
+				assert.deepEqual(hidden, [ids.system]);
+				await h.shot(`pi16-context-${mode}`);
+				await selectRow(d, ids.edit1);
+				await (await d.find("[data-testid=inspector-tab-content]")).click();
+				await d.waitFor("[data-testid=context-edit]", { what: "the context edit in the inspector" });
+				await h.shot(`pi16-inspector-edit-${mode}`);
+				await (await d.find("[data-testid=tab-transcript]")).click();
+				await d.waitFor("[data-testid=edit-card]", { what: "the context edit in the transcript" });
+				await d.waitFor("[data-testid=usage-line]", { what: "the usage entry in the transcript" });
+				await h.shot(`pi16-transcript-${mode}`);
+				await (await d.find("[data-testid=tab-tree]")).click();
+				await d.waitFor("[data-testid=tree-row]");
+				if (theme === "first") await toggleTheme(h, d);
+			}
+		},
+	},
 	// ------------------------------------------------------------------ transcript (issue 7)
 	{
 		name: "transcript: the switcher steps between three branches, appends one leaf line, and pi resumes there",

@@ -1,25 +1,32 @@
 #!/usr/bin/env node
-// diff.mjs — differential test of `pi-session` against the real pi 0.73.1.
+// diff.mjs — differential test of `pi-session` against one real pi (run.sh runs it once per oracle).
 //
-//   node diff.mjs [--bin PATH] [--seeds 1,2,3,7] [--sessions 6] [--every 5] [--timeout MS]
-//                 [--dir DIR]... [--only SUBSTRING] [--keep DIR] [--verbose]
+//   node diff.mjs [--pi-dir DIR] [--bin PATH] [--seeds 1,2,3,7] [--sessions 6] [--seeds16 1,2,3,4]
+//                 [--sessions16 5] [--every 5] [--timeout MS] [--dir DIR]... [--only SUBSTRING]
+//                 [--keep DIR] [--verbose]
 //
+// --pi-dir: the pi under test is the one in DIR's node_modules (default: this folder, pi 0.73.1;
+// pi16/ holds pi 1.6.0, which needs Node >= 22.19: run this script with .tools/bin/node24).
 // --dir adds every .jsonl file under DIR (for example a real ~/.pi/agent/sessions; pi only
 // ever opens copies) and compares the session list of DIR too.
 // 1. writes the 49 vectors of vectors.mjs and the extra vectors of extra-vectors.mjs;
-// 2. has pi write sessions directories with gen.mjs, one per seed;
+// 2. has pi 0.73.1 write sessions directories with gen.mjs, one per seed; with pi 1.x, also has
+//    pi 1.x write sessions directories with gen16.mjs, one per --seeds16 seed;
 // 3. for every .jsonl file runs pi (oracle.mjs: SessionManager.open on a private copy) and
 //    `pi-session tree --json` + `pi-session context --json` (with `--leaf` where a vector
 //    asks for one), and also the context at further nodes (every node of the small vector
 //    files, every `--every`-th node of the generated ones): `sm.branch(ID)` against
 //    `pi-session context --leaf ID`;
 // 4. compares leaf, active path, roots, children order, labels, session name, header, and
-//    the full buildSessionContext() result (messages deep-equal, model, thinking level).
+//    the full buildSessionContext() result (messages deep-equal, model, thinking level);
+// 5. with pi 1.x: our token and cost totals (`pi-session list`) against getSessionStats() for
+//    every file, and `pi-session check` finds nothing in the files (and folders) pi 1.x wrote.
 //
-// The only differences allowed are the documented ones in DOCUMENTED below (users read them
-// in docs/differences.md). Each applies to a file because of what the file contains, never
-// because of what the outputs say, and each asserts that the difference is exactly the
-// documented one; whatever it does not explain must still be equal.
+// The only differences allowed are the documented ones in DOCUMENTED and LIST_DOCUMENTED (documented.mjs)
+// (users read them in docs/differences.md), each for the oracles it names. Each applies to a
+// file because of what the file contains, never because of what the outputs say, and each
+// asserts that the difference is exactly the documented one; whatever it does not explain must
+// still be equal. The summary line names the oracle: `pi VERSION: N files (K contexts): U unexpected, D documented`.
 //
 // Exit status: 0 when nothing unexpected was found, 1 otherwise, 2 on a usage or setup error.
 // Binary: --bin, else $PI_SESSION_BIN, else <repo>/target/debug/pi-session.
@@ -31,7 +38,8 @@ import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
-import { Oracle, UNDEFINED } from "./oracle.mjs";
+import { DEFAULT_PI_DIR, Oracle, piEntryOf, piIn } from "./oracle.mjs";
+import { DOCUMENTED, LIST_DOCUMENTED, hasDiag, parseLikePi, rawWalkLoops, same, short } from "./documented.mjs";
 import { expectationFailures } from "./vectors.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -49,6 +57,9 @@ const opts = {
 	keep: undefined,
 	verbose: false,
 	dirs: [],
+	piDir: process.env.PI_DIR || DEFAULT_PI_DIR,
+	seeds16: [1, 2, 3, 4],
+	sessions16: 5,
 };
 {
 	const argv = process.argv.slice(2);
@@ -66,38 +77,31 @@ const opts = {
 		else if (a === "--only") opts.only = next();
 		else if (a === "--keep") opts.keep = resolve(next());
 		else if (a === "--dir") opts.dirs.push(resolve(next()));
+		else if (a === "--pi-dir") opts.piDir = resolve(next());
+		else if (a === "--seeds16") opts.seeds16 = next().split(",").filter(Boolean).map(Number);
+		else if (a === "--sessions16") opts.sessions16 = Number(next());
 		else if (a === "--verbose" || a === "-v") opts.verbose = true;
 		else if (a === "-h" || a === "--help") usage();
 		else usage(`unexpected argument ${a}`);
 	}
-	if (opts.seeds.some((s) => !Number.isInteger(s)) || !(opts.sessions >= 0) || !(opts.every >= 1)) usage("bad number");
+	if ([...opts.seeds, ...opts.seeds16].some((s) => !Number.isInteger(s)) || !(opts.sessions16 >= 0) || !(opts.sessions >= 0) || !(opts.every >= 1)) usage("bad number");
 	opts.bin = resolve(opts.bin);
 }
+/** The pi under test: {name, version, line, pkgDir} (line 0: @mariozechner, 1: @earendil-works). */
+const PI = piIn(opts.piDir);
+const PI_LINE = PI?.line ?? 0;
+/** pi 1.x runs: our `list` totals per file path (tokens, cost). */
+const ourTotals = new Map();
+
 function usage(msg) {
 	if (msg) console.error(msg);
-	console.error("usage: node diff.mjs [--bin PATH] [--seeds 1,2,3,7] [--sessions 6] [--every 5] [--timeout MS] [--dir DIR]... [--only SUBSTRING] [--keep DIR] [--verbose]");
+	console.error(
+		"usage: node diff.mjs [--pi-dir DIR] [--bin PATH] [--seeds 1,2,3,7] [--sessions 6] [--seeds16 1,2,3,4] [--sessions16 5] [--every 5] [--timeout MS] [--dir DIR]... [--only SUBSTRING] [--keep DIR] [--verbose]",
+	);
 	process.exit(msg ? 2 : 0);
 }
 
 // ---------------------------------------------------------------- small helpers
-/** JSON with object keys sorted: deep equality regardless of key order. */
-function canon(v) {
-	if (Array.isArray(v)) return `[${v.map(canon).join(",")}]`;
-	if (v && typeof v === "object") {
-		return `{${Object.keys(v)
-			.filter((k) => v[k] !== undefined)
-			.sort()
-			.map((k) => `${JSON.stringify(k)}:${canon(v[k])}`)
-			.join(",")}}`;
-	}
-	return JSON.stringify(v ?? null);
-}
-const same = (a, b) => canon(a) === canon(b);
-const short = (v, n = 300) => {
-	const s = typeof v === "string" ? v : JSON.stringify(v);
-	return s === undefined ? "undefined" : s.length > n ? `${s.slice(0, n)}…` : s;
-};
-
 async function pool(items, n, fn) {
 	const out = new Array(items.length);
 	let next = 0;
@@ -125,6 +129,21 @@ async function ours(args) {
 		return { code: typeof err.code === "number" ? err.code : -1, json: null, stderr: String(err.stderr ?? err.message) };
 	} finally {
 		timing.ours += Date.now() - t;
+	}
+}
+
+/** Runs pi-session and parses its stdout whatever the exit status (check exits 1 on errors). */
+async function oursAny(args) {
+	timing.oursRuns++;
+	try {
+		const { stdout } = await run(opts.bin, args, { maxBuffer: 512 * 1024 * 1024 });
+		return { code: 0, json: JSON.parse(stdout), stderr: "" };
+	} catch (err) {
+		let json = null;
+		try {
+			json = JSON.parse(err.stdout);
+		} catch {}
+		return { code: typeof err.code === "number" ? err.code : -1, json, stderr: String(err.stderr ?? err.message) };
 	}
 }
 
@@ -166,321 +185,6 @@ function ourView(tree, ctx) {
 		compactionId: ctx.compactionId,
 	};
 }
-const hasDiag = (tree, ...kinds) => tree.diagnostics.some((d) => kinds.includes(d.kind));
-
-/**
- * Predicts whether pi's walk from `leafId` up through the parentIds *as written* loops
- * (`getBranch` and `buildSessionContext` follow `byId.get(parentId)` while parentId is
- * truthy, and never stop on a revisit). Uses the lines as written, from our entry list.
- */
-function rawWalkLoops(tree, leafId) {
-	const byId = new Map();
-	for (const e of tree.entries) if (e.id !== null) byId.set(e.id, e);
-	const seen = new Set();
-	for (let e = byId.get(leafId); e; e = e.parentId ? byId.get(e.parentId) : undefined) {
-		if (seen.has(e)) return true;
-		seen.add(e);
-	}
-	return false;
-}
-
-// ---------------------------------------------------------------- the documented differences
-//
-// One table, one row per difference. `applies` looks at the input (our reading of the
-// file, which the generic comparison checks everywhere else); `expect` asserts the exact
-// documented difference, pushing a message to `bad` for anything else, and rewrites the
-// two sides so that the generic comparison that follows checks everything the difference
-// does not explain. docs/differences.md describes the same rows for users.
-
-export const DOCUMENTED = [
-	{
-		id: "no-header",
-		exclusive: true, // pi has no entries: no other row can be checked
-		title: "Files without a valid session header",
-		pi: "discards every entry and replaces the file with a fresh header (new session id) on open",
-		ours: "shows the entries as they are, read-only, with a missing-header (or empty-file) diagnostic",
-		applies: (f) => f.tree.readOnly === "no-header",
-		expect(f, pi, me, bad) {
-			if (!hasDiag(f.tree, "missing-header", "empty-file")) bad.push("no missing-header or empty-file diagnostic");
-			if (pi.entries?.length !== 0) bad.push(`pi kept ${pi.entries?.length} entries`);
-			if (pi.piRewroteFileOnOpen !== true) bad.push("pi did not rewrite the file");
-			const empty = { leafId: null, path: [], context: { messages: [], model: null, thinkingLevel: "off" } };
-			if (!same(pi.view, empty)) bad.push(`pi's view is not empty: ${short(pi.view)}`);
-			if (pi.roots?.length || Object.keys(pi.children ?? {}).length || Object.keys(pi.labels ?? {}).length || pi.sessionName !== null)
-				bad.push("pi's tree, labels or name are not empty");
-			return "skip"; // nothing else is comparable: pi has no entries
-		},
-	},
-	{
-		id: "migrated-file",
-		title: "Version 1 and 2 files",
-		pi: "migrates the file to version 3 and rewrites it on open; its header then says version 3",
-		ours: "migrates in memory only, never writes, shows the file read-only and the header as written",
-		applies: (f) => f.tree.readOnly === "old-version",
-		expect(f, pi, me, bad) {
-			if (!hasDiag(f.tree, "old-version")) bad.push("no old-version diagnostic");
-			if (pi.piRewroteFileOnOpen !== true) bad.push("pi did not rewrite the file");
-			if (pi.header?.version !== 3) bad.push(`pi's header version is ${pi.header?.version}`);
-			if (!(typeof f.tree.version !== "number" || f.tree.version < 3)) bad.push(`our version is ${f.tree.version}`);
-			me.header = { ...me.header, version: 3 };
-		},
-	},
-	{
-		id: "v1-ids",
-		title: "Version 1 files: entry ids",
-		pi: "gives every entry a fresh random id on each open (and writes them into the file)",
-		ours: "gives synthetic ids (v1-<line>) that are stable across reads; compared by position in the file",
-		applies: (f) => f.tree.readOnly === "old-version" && (typeof f.tree.version !== "number" || f.tree.version < 2),
-		expect(f, pi, me, bad) {
-			const mine = f.tree.entries.map((e) => e.id);
-			const theirs = (pi.entries ?? []).map((e) => e.id);
-			if (mine.length !== theirs.length) {
-				bad.push(`entry counts differ: pi ${theirs.length}, ours ${mine.length}`);
-				return;
-			}
-			const map = new Map();
-			theirs.forEach((id, i) => {
-				if (!/^[0-9a-f]{8}$/.test(id)) bad.push(`pi's migrated id ${id} is not 8 hex digits`);
-				if (mine[i] !== `v1-${f.tree.entries[i].line}`) bad.push(`our id ${mine[i]} is not v1-<line>`);
-				map.set(id, mine[i]);
-			});
-			const m = (id) => (map.has(id) ? map.get(id) : id);
-			const mapView = (v) => v && { ...v, leafId: m(v.leafId), path: v.path?.map(m) };
-			pi.view = mapView(pi.view);
-			pi.leafIdAfterLoad = m(pi.leafIdAfterLoad);
-			pi.roots = pi.roots?.map(m);
-			pi.children = Object.fromEntries(Object.entries(pi.children ?? {}).map(([k, v]) => [m(k), v.map(m)]));
-			pi.labels = Object.fromEntries(Object.entries(pi.labels ?? {}).map(([k, v]) => [m(k), v]));
-		},
-	},
-	{
-		id: "leaf-line",
-		title: "`leaf` lines (newer pi harness) as the last entry line",
-		pi: "0.73.1 does not know the type: the leaf is the leaf line itself (its parentId chain), not its targetId",
-		ours: "the leaf is the line's targetId (null = before the first entry; a target not in the file leaves the leaf at the line's parent, with a dangling-target diagnostic)",
-		applies: (f) => {
-			const last = f.tree.entries.findLast((e) => e.id !== null);
-			return last?.type === "leaf";
-		},
-		expect(f, pi, me, bad) {
-			const line = f.tree.entries.findLast((e) => e.id !== null);
-			if (pi.leafIdAfterLoad !== line.id) bad.push(`pi's leaf is ${pi.leafIdAfterLoad}, not the leaf line ${line.id}`);
-			if (f.tree.leafId === line.id) bad.push("our leaf is the leaf line itself");
-			const key = f.tree.leafId ?? "null";
-			// pi at the leaf line == us at the leaf line; pi at our leaf == our default view.
-			// (A walk into a parent cycle hangs in pi: the parent-cycle row checks those.)
-			if (!pi.at?.[key] && !pi.timeouts.includes(`at:${key}`)) bad.push(`pi's view at our leaf ${key} is missing`);
-			if (!me.at?.[line.id]) bad.push(`our view at the leaf line ${line.id} is missing`);
-			pi.timeouts = pi.timeouts.flatMap((t) => (t === "view" ? [`at:${line.id}`] : t === `at:${key}` ? [t, "view"] : [t]));
-			// Our navigate lines have parentId = targetId: pi then resumes with the same context.
-			const target = f.rawLine(line.line)?.targetId;
-			if (line.parentId === target && f.tree.leafId === target && pi.view) {
-				const mine = me.view?.context;
-				if (!same(pi.view?.context, mine)) bad.push(`navigate line: pi's context at the line is not ours at ${target}`);
-			}
-			pi.at = { ...pi.at, [line.id]: pi.view };
-			pi.view = pi.at?.[key];
-			pi.leafIdAfterLoad = me.leafId; // checked above
-		},
-	},
-	{
-		id: "duplicate-id",
-		title: "An id on more than one line",
-		pi: "keeps the later line for lookups but lists that node once per line carrying the id, under each line's parent (e.g. children(1) = [2, 2])",
-		ours: "keeps the later line, lists it once, under that line's parent, and reports a duplicate-id diagnostic",
-		applies: (f) => hasDiag(f.tree, "duplicate-id"),
-		expect(f, pi, me, bad) {
-			const counts = new Map();
-			for (const e of f.tree.entries) if (e.id !== null) counts.set(e.id, (counts.get(e.id) ?? 0) + 1);
-			const dups = [...counts].filter(([, n]) => n > 1);
-			const occurrences = (t, id) => (t.roots ?? []).filter((x) => x === id).length + Object.values(t.children ?? {}).flat().filter((x) => x === id).length;
-			// pi lists the node once per line, under that line's parent: a root when the parent is
-			// null, itself or not in the file; nowhere when the parent is a node pi's tree does
-			// not reach (inside a parent cycle).
-			const ids = new Set(f.tree.entries.map((e) => e.id));
-			const shown = new Set([...(pi.roots ?? []), ...Object.values(pi.children ?? {}).flat()]);
-			const hasNameless = f.piEntries.some((v) => v?.id === undefined);
-			const expected = (id) =>
-				f.tree.entries
-					.filter((e) => e.id === id)
-					.filter((e) => {
-						const p = f.rawLine(e.line)?.parentId;
-						if (p === undefined) return hasNameless ? shown.has(UNDEFINED) : true;
-						return p === null || p === id || typeof p !== "string" || !ids.has(p) || shown.has(p);
-					}).length;
-			for (const [id, n] of dups) {
-				if (occurrences(pi, id) !== expected(id)) bad.push(`pi lists ${id} ${occurrences(pi, id)} times, not once per line under a parent it shows (${expected(id)} of ${n})`);
-				if (occurrences(me, id) !== 1) bad.push(`we list ${id} ${occurrences(me, id)} times`);
-				if (!f.tree.diagnostics.some((d) => d.kind === "duplicate-id" && d.message.includes(id))) bad.push(`no duplicate-id diagnostic for ${id}`);
-			}
-			const drop = new Set(dups.map(([id]) => id));
-			for (const t of [pi, me]) stripIds(t, drop);
-		},
-	},
-	{
-		id: "null-line",
-		exclusive: true, // pi gives no answer at all
-		title: "A line that is just `null`",
-		pi: "throws a TypeError while opening the file (it reads `.type` of every parsed line), so the session cannot be opened; /resume leaves it out",
-		ours: "skips the line with a not-an-object diagnostic and reads the rest",
-		applies: (f) => f.piValues.some((v) => v === null),
-		expect(f, pi, me, bad) {
-			if (!/Cannot read properties of null/.test(pi.error ?? "")) bad.push(`pi did not throw on the null line: ${short(pi.error ?? "no error")}`);
-			if (!hasDiag(f.tree, "not-an-object")) bad.push("no not-an-object diagnostic");
-			delete pi.error;
-			return "skip"; // pi gave no answer to compare with
-		},
-	},
-	{
-		id: "missing-id",
-		title: "Entry lines without an id (objects without `id`, and JSON values that are not objects)",
-		pi: "keeps the line as a nameless node (key undefined) under its parent, or as a root when it has no parentId; an entry without parentId becomes a child of that nameless node; when such a line is last, the leaf is undefined, getBranch() is empty and buildSessionContext() starts from that line",
-		ours: "skips the line with a missing-id (or not-an-object) diagnostic; an entry without parentId is a root; the leaf is the last line that has an id",
-		applies: (f) => f.tree.readOnly !== "old-version" && f.tree.readOnly !== "no-header" && f.piEntries.some((v) => v?.id === undefined),
-		expect(f, pi, me, bad) {
-			const nameless = f.piEntries.filter((v) => v?.id === undefined);
-			const objects = f.piEntries.filter((v) => v && typeof v === "object" && !Array.isArray(v));
-			const count = (kind) => f.tree.diagnostics.filter((d) => d.kind === kind).length;
-			const idless = objects.filter((v) => typeof v.id !== "string").length;
-			if (count("missing-id") !== idless) bad.push(`${idless} objects without a string id but ${count("missing-id")} missing-id diagnostics`);
-			if (count("not-an-object") !== f.piEntries.length - objects.length) bad.push(`${f.piEntries.length - objects.length} non-object lines but ${count("not-an-object")} not-an-object diagnostics`);
-			const n = (pi.roots ?? []).filter((x) => x === UNDEFINED).length + Object.values(pi.children ?? {}).flat().filter((x) => x === UNDEFINED).length;
-			if (n !== nameless.length) bad.push(`pi lists ${n} nameless nodes for ${nameless.length} lines without an id`);
-			// Entries with an id but no parentId key hang under pi's nameless node; ours are roots.
-			const orphans = objects.filter((v) => typeof v.id === "string" && !("parentId" in v)).map((v) => v.id);
-			if (!same([...(pi.children?.[UNDEFINED] ?? [])].sort(), [...new Set(orphans)].sort())) bad.push(`pi's nameless node has children ${short(pi.children?.[UNDEFINED])}, not the entries without parentId ${short(orphans)}`);
-			for (const id of orphans) if (!me.roots.includes(id)) bad.push(`${id} (no parentId) is not one of our roots`);
-			delete pi.children?.[UNDEFINED];
-			me.roots = me.roots.filter((r) => !orphans.includes(r));
-			stripIds(pi, new Set([UNDEFINED]));
-			const own = f.piEntries.at(-1);
-			if (own === undefined || own?.id !== undefined) return;
-			// The last line has no id: pi's leaf is undefined and its context starts at that line.
-			if (pi.leafIdAfterLoad !== UNDEFINED) bad.push(`pi's leaf is ${pi.leafIdAfterLoad}, not undefined`);
-			const mineLast = f.tree.entries.findLast((e) => e.id !== null);
-			if (me.leafId !== (mineLast?.id ?? null)) bad.push(`our leaf ${me.leafId} is not the last line with an id`);
-			pi.leafIdAfterLoad = me.leafId; // checked above
-			const parent = own && typeof own === "object" ? own.parentId : undefined;
-			f.viewChecked = true; // the parent-cycle row leaves this view alone
-			if (pi.timeouts.includes("view")) {
-				// pi's walk from the nameless line runs into a parent cycle.
-				if (!(typeof parent === "string" && rawWalkLoops(f.tree, parent))) bad.push(`pi hung building the context, but the walk from ${parent} does not loop`);
-				pi.view = me.view;
-				return;
-			}
-			if (!pi.view || pi.view.leafId !== UNDEFINED || pi.view.path.length !== 0) bad.push(`pi's view is not leaf undefined / path []: ${short(pi.view)}`);
-			const empty = { messages: [], model: null, thinkingLevel: "off" };
-			const base = parent && f.tree.entries.some((e) => e.id === parent) ? me.at?.[parent]?.context : empty;
-			if (!base) {
-				bad.push(`cannot build the expected context (no view of ours at ${parent})`);
-				return;
-			}
-			const want = structuredClone(base);
-			if (own?.type === "message") {
-				want.messages.push(own.message);
-				if (own.message?.role === "assistant") want.model = { provider: own.message.provider, modelId: own.message.model };
-			} else if (own?.type === "thinking_level_change") want.thinkingLevel = own.thinkingLevel;
-			else if (own?.type === "model_change") want.model = { provider: own.provider, modelId: own.modelId };
-			else if (own?.type === "custom_message" || own?.type === "branch_summary" || own?.type === "compaction")
-				bad.push(`no expectation for an id-less ${own.type} line`);
-			if (!same(pi.view?.context, want)) bad.push(`pi's context is not ours at ${parent} plus the id-less line: ${short(pi.view?.context)}`);
-			pi.view = me.view; // checked above
-		},
-	},
-	{
-		id: "parent-cycle",
-		title: "Parent cycles (including an entry that is its own parent) on a walked path",
-		pi: "getBranch/buildSessionContext loop forever (the oracle times out); getTree leaves entries of a cycle that no root reaches out of the tree",
-		ours: "answers, breaks each cycle at its earliest line (shown as an extra root) and reports parent-cycle / self-parent diagnostics",
-		applies: (f) => hasDiag(f.tree, "parent-cycle", "self-parent"),
-		expect(f, pi, me, bad) {
-			const lineToId = new Map(f.tree.entries.map((e) => [e.line, e.id]));
-			const breakers = f.tree.diagnostics.filter((d) => d.kind === "parent-cycle").map((d) => lineToId.get(d.line));
-			// Views: a walk that loops in pi must have timed out, and we must have answered.
-			const views = [["view", f.viewLeaf], ...Object.keys(me.at ?? {}).map((id) => [`at:${id}`, id])];
-			for (const [step, leaf] of views) {
-				if (leaf === null || leaf === undefined || leaf === "null") continue;
-				if (step === "view" && f.viewChecked) continue;
-				const loops = rawWalkLoops(f.tree, leaf);
-				const timedOut = pi.timeouts.includes(step);
-				if (loops !== timedOut) bad.push(`${step}: pi ${timedOut ? "timed out" : "answered"}, the walk from ${leaf} ${loops ? "loops" : "does not loop"}`);
-				if (!loops) continue;
-				const mine = step === "view" ? me.view : me.at[leaf];
-				if (!mine) bad.push(`${step}: we gave no answer`);
-				if (step === "view") pi.view = me.view;
-				else pi.at = { ...pi.at, [leaf]: me.at[leaf] };
-			}
-			// Tree: our roots = pi's roots plus the breakers; what hangs below a breaker is not in pi's tree.
-			const myRoots = me.roots.filter((r) => !breakers.includes(r));
-			for (const b of breakers) if (!me.roots.includes(b)) bad.push(`cycle breaker ${b} is not one of our roots`);
-			if (!same(myRoots, pi.roots)) bad.push(`roots other than the cycle breakers differ: pi ${short(pi.roots)}, ours ${short(me.roots)}`);
-			const below = new Set();
-			const stack = [...breakers];
-			while (stack.length) {
-				const id = stack.pop();
-				if (below.has(id)) continue;
-				below.add(id);
-				stack.push(...(f.tree.children[id] ?? [])); // our tree as read, before other rows strip ids
-			}
-			me.roots = myRoots;
-			me.children = Object.fromEntries(Object.entries(me.children).filter(([k]) => !below.has(k)));
-		},
-	},
-	{
-		id: "retained-tail",
-		title: "Compactions with `retainedTail` (newer pi harness)",
-		pi: "0.73.1 ignores the field: after the summary it replays the path from firstKeptEntryId up to the compaction",
-		ours: "after the summary come the retainedTail messages, and nothing from before the compaction (the newer harness's rule)",
-		applies: (f) => f.tree.entries.some((e) => e.type === "compaction" && Array.isArray(f.rawLine(e.line)?.retainedTail)),
-		expect(f, pi, me, bad) {
-			const views = [["view", pi.view, me.view], ...Object.keys(me.at ?? {}).map((id) => [`at[${id}]`, pi.at?.[id], me.at[id]])];
-			for (const [name, p, m] of views) {
-				if (!p?.context || !m?.context || !m.compactionId) continue;
-				const line = f.tree.entries.find((e) => e.id === m.compactionId && e.type === "compaction");
-				const c = line && f.rawLine(line.line);
-				if (!Array.isArray(c?.retainedTail)) continue;
-				// pi: summary, the kept range of the path (converted as buildSessionContext does), the rest.
-				const pos = m.path.indexOf(c.id);
-				const start = m.path.indexOf(c.firstKeptEntryId);
-				const kept = start >= 0 && start < pos ? m.path.slice(start, pos) : [];
-				const byId = new Map(f.tree.entries.filter((e) => e.id !== null).map((e) => [e.id, e]));
-				const piKept = kept.map((id) => convertForContext(f.rawLine(byId.get(id).line))).filter(Boolean);
-				const tail = c.retainedTail.length;
-				const mm = m.context.messages;
-				const pm = p.context.messages;
-				if (!same(mm.slice(1, 1 + tail), c.retainedTail)) bad.push(`${name}: our messages after the summary are not the retainedTail`);
-				if (!same(pm.slice(1, 1 + piKept.length), piKept)) bad.push(`${name}: pi's messages after the summary are not the kept range`);
-				if (!same(pm[0], mm[0]) || !same(pm.slice(1 + piKept.length), mm.slice(1 + tail)))
-					bad.push(`${name}: the summary or the messages after the compaction differ`);
-				p.context = { ...p.context, messages: mm }; // checked above
-			}
-		},
-	},
-];
-
-/** An entry line as buildSessionContext turns it into a message (undefined: none). */
-function convertForContext(e) {
-	const ms = (t) => new Date(t).getTime();
-	const json = (v) => JSON.parse(JSON.stringify(v));
-	if (!e) return undefined;
-	if (e.type === "message") return json(e.message);
-	if (e.type === "custom_message")
-		return json({ role: "custom", customType: e.customType, content: e.content, display: e.display, details: e.details, timestamp: ms(e.timestamp) });
-	if (e.type === "branch_summary" && e.summary) return json({ role: "branchSummary", summary: e.summary, fromId: e.fromId, timestamp: ms(e.timestamp) });
-	return undefined;
-}
-
-/** Removes ids from roots and children lists (and their own children keys stay). */
-function stripIds(t, drop) {
-	t.roots = (t.roots ?? []).filter((x) => !drop.has(x));
-	const ch = {};
-	for (const [k, v] of Object.entries(t.children ?? {})) {
-		const kept = v.filter((x) => !drop.has(x));
-		if (kept.length) ch[k] = kept;
-	}
-	t.children = ch;
-}
-
 // ---------------------------------------------------------------- one file
 async function piView(oracle, file, leaf, at) {
 	const t = Date.now();
@@ -539,16 +243,16 @@ async function checkFile(oracle, item) {
 			return undefined;
 		}
 	};
-	const piValues = parseLikePi(raw);
+	const piValues = parseLikePi(raw, PI_LINE);
 	const piEntries = piValues.slice(1).filter((v) => !(v && typeof v === "object" && v.type === "session"));
-	const f = { tree, viewLeaf: leaf ?? tree.leafId, rawLine, piValues, piEntries };
-	const applicable = DOCUMENTED.filter((r) => r.applies(f));
+	const f = { tree, viewLeaf: leaf ?? tree.leafId, rawLine, piValues, piEntries, raw, size: statSync(file).size, oracle: { line: PI_LINE, version: PI.version } };
+	const applicable = DOCUMENTED.filter((r) => (r.oracles ?? [0, 1]).includes(PI_LINE) && r.applies(f));
 	const exclusive = applicable.find((r) => r.exclusive);
 	const rules = exclusive ? [exclusive] : applicable;
 
 	// Which nodes to look at besides the leaf.
 	let at = [];
-	if (!rules.some((r) => r.id === "no-header" || r.id === "v1-ids" || r.id === "null-line")) {
+	if (!rules.some((r) => r.id === "no-header" || r.id === "v1-ids" || r.id === "null-line" || r.id === "refused-by-pi1")) {
 		at = pickNodes(tree, item.every, f.viewLeaf);
 		if (rules.some((r) => r.id === "parent-cycle")) {
 			// Each loop costs a timeout: keep every node whose walk ends, and one that loops.
@@ -587,8 +291,8 @@ async function checkFile(oracle, item) {
 	});
 
 	const pi = await piJob;
-	// The pinned pi must still give the answers SEMANTICS.md records for the vectors.
-	if (item.vector) out.unexpected.push(...expectationFailures(item.vector, structuredClone(pi)).map((b) => `[pi vs SEMANTICS.md] ${b}`));
+	// The pinned pi 0.73.1 must still give the answers vectors.mjs records for the vectors.
+	if (item.vector && PI_LINE === 0) out.unexpected.push(...expectationFailures(item.vector, structuredClone(pi)).map((b) => `[pi vs vectors.mjs] ${b}`));
 	if (leaf !== undefined) {
 		const piRefused = typeof pi.leafError === "string" && /not found/.test(pi.leafError);
 		if (piRefused !== leafRefused) out.unexpected.push(`--leaf ${leaf}: pi ${piRefused ? "refused" : "accepted"} it, we ${leafRefused ? "refused" : "accepted"} it`);
@@ -604,6 +308,7 @@ async function checkFile(oracle, item) {
 	}
 	out.contexts = 1 + at.length;
 	if (pi.error) out.unexpected.push(`pi threw: ${pi.error}`);
+	if (PI_LINE >= 1) await checkTotalsAndFindings(item, file, pi, out);
 	if (skip) return out;
 
 	const facets = [
@@ -677,26 +382,39 @@ async function checkList(oracle, root, dir) {
 		for (const [k, a, b] of facets) if (!same(a, b)) out.unexpected.push(`${p.path}: list ${k}: pi ${short(a)} | ours ${short(b)}`);
 	}
 	for (const path of byPath.keys()) {
-		// pi's list skips a file it fails to read: a `null` line makes it throw (row null-line).
-		if (parseLikePi(readFileSync(join(dir, path), "utf8")).includes(null)) out.documented.push("null-line");
+		// pi's list skips a file it fails to read: a `null` line makes 0.73.1 throw (row null-line).
+		const values = parseLikePi(readFileSync(join(dir, path), "utf8"), PI_LINE);
+		const row = LIST_DOCUMENTED.find((r) => r.applies(values));
+		if (values.includes(null)) out.documented.push("null-line");
+		else if (row) out.documented.push(row.id);
 		else out.unexpected.push(`${path}: in our list, not in pi's`);
 	}
 	return out;
 }
 
 /**
- * The values pi reads from a file (`content.trim().split("\n")`, blank lines skipped, every
- * line `JSON.parse`d, failures dropped): used to tell which documented rows apply.
+ * pi 1.x only: our token and cost totals (`pi-session list`) against getSessionStats(), and
+ * `pi-session check` finds nothing in a file pi 1.x wrote itself.
  */
-function parseLikePi(text) {
-	const values = [];
-	for (const line of text.trim().split("\n")) {
-		if (!line.trim()) continue;
-		try {
-			values.push(JSON.parse(line));
-		} catch {}
+async function checkTotalsAndFindings(item, file, pi, out) {
+	const mine = ourTotals.get(resolve(file));
+	if (pi.stats?.error) out.statsThrew = true; // e.g. an assistant message without usage
+	if (pi.stats && !pi.stats.error) {
+		if (!mine) out.unexpected.push("stats: pi gives totals, the file is not in our list");
+		else {
+			const closeEnough = (a, b) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a));
+			if (pi.stats.tokens !== mine.tokens) out.unexpected.push(`stats tokens: pi ${pi.stats.tokens} | ours ${mine.tokens}`);
+			else if (!closeEnough(pi.stats.cost, mine.cost)) out.unexpected.push(`stats cost: pi ${pi.stats.cost} | ours ${mine.cost}`);
+			else out.statsCompared = true;
+		}
 	}
-	return values;
+	if (item.writtenByPi1) {
+		const r = await oursAny(["check", file, "--json"]);
+		const findings = r.json?.files?.flatMap((f) => f.diagnostics) ?? null;
+		if (findings === null) out.unexpected.push(`pi-session check failed (${r.code}): ${r.stderr.trim()}`);
+		else if (findings.length) out.unexpected.push(`check on a file pi ${PI.version} wrote: ${findings.map((d) => `${d.kind} (line ${d.line})`).join(", ")}`);
+		else out.checked = true;
+	}
 }
 
 // ---------------------------------------------------------------- main
@@ -706,8 +424,12 @@ async function main() {
 		console.error(`pi-session binary not found: ${opts.bin} (build it, or set PI_SESSION_BIN)`);
 		process.exit(2);
 	}
-	if (!existsSync(join(HERE, "node_modules/@mariozechner/pi-coding-agent/package.json"))) {
-		console.error(`pi is not installed: run 'npm ci' in ${HERE}`);
+	if (!PI) {
+		console.error(`pi is not installed in ${opts.piDir}: run scripts/setup all (or 'npm ci' there)`);
+		process.exit(2);
+	}
+	if (PI.line >= 1 && Number(process.versions.node.split(".")[0]) < 22) {
+		console.error(`pi ${PI.version} needs Node >= 22.19; this is Node ${process.versions.node} (use .tools/bin/node24)`);
 		process.exit(2);
 	}
 	const work = opts.keep ?? mkdtempSync(join(tmpdir(), "pi-diff-"));
@@ -721,14 +443,28 @@ async function main() {
 	await run(node, [join(HERE, "vectors.mjs"), "write", vdir]);
 	const xdir = join(work, "extra");
 	await run(node, [join(HERE, "extra-vectors.mjs"), "write", xdir]);
-	for (const dir of [vdir, xdir]) {
+	const ydir = join(work, "vectors16");
+	if (PI_LINE >= 1) await run(node, [join(HERE, "vectors16.mjs"), "write", ydir]);
+	for (const dir of PI_LINE >= 1 ? [vdir, xdir, ydir] : [vdir, xdir]) {
 		const expected = JSON.parse(readFileSync(join(dir, "expected.json"), "utf8"));
 		for (const [name, v] of Object.entries(expected))
 			items.push({ root: work, file: join(dir, `${name}.jsonl`), leaf: v.leaf, every: 1, vector: dir === vdir ? name : undefined });
 	}
 	await pool(opts.seeds, 2, (seed) => run(node, [join(HERE, "gen.mjs"), join(work, `gen-seed${seed}`), "--seed", String(seed), "--sessions", String(opts.sessions)]));
+	const checkRoots = []; // sessions folders pi 1.x wrote: `pi-session check DIR` finds nothing
 	const listDirs = opts.seeds.map((seed) => join(work, `gen-seed${seed}`, "sessions"));
 	for (const dir of listDirs) for (const file of listJsonl(dir)) items.push({ root: work, file, every: opts.every });
+	if (PI.line >= 1) {
+		// Sessions that pi 1.x itself writes through its API (gen16.mjs), one directory per seed.
+		const seeds16 = opts.seeds16;
+		await pool(seeds16, 2, (seed) =>
+			run(node, [join(HERE, "gen16.mjs"), join(work, `gen16-seed${seed}`), "--seed", String(seed), "--sessions", String(opts.sessions16), "--pi-dir", opts.piDir]),
+		);
+		const dirs16 = seeds16.map((seed) => join(work, `gen16-seed${seed}`, "sessions"));
+		for (const dir of dirs16) for (const file of listJsonl(dir)) items.push({ root: work, file, every: opts.every, writtenByPi1: true });
+		listDirs.push(...dirs16);
+		checkRoots.push(...dirs16);
+	}
 	for (const dir of opts.dirs) {
 		for (const file of listJsonl(dir)) items.push({ root: dirname(dir), file, every: opts.every });
 		listDirs.push(dir);
@@ -736,12 +472,19 @@ async function main() {
 	const selected = opts.only ? items.filter((it) => relative(work, it.file).includes(opts.only)) : items;
 	const tGen = Date.now();
 
-	const oracle = new Oracle({ timeoutMs: opts.timeout });
+	const oracle = new Oracle({ timeoutMs: opts.timeout, piEntry: piEntryOf(opts.piDir), stats: PI.line >= 1, listAll: PI.line >= 1 });
+	// pi 1.x: our per-session token and cost totals (`pi-session list`), for getSessionStats.
+	if (PI.line >= 1) {
+		for (const dir of new Set([vdir, xdir, ydir, ...listDirs])) {
+			const l = await ours(["list", "--sessions-dir", dir, "--json"]);
+			for (const row of l.json?.sessions ?? []) ourTotals.set(resolve(row.path), { tokens: row.tokens, cost: row.cost });
+		}
+	}
 	const results = [];
 	// Every row of DOCUMENTED is described for users in docs/differences.md.
 	const docs = join(REPO, "docs/differences.md");
 	const docText = existsSync(docs) ? readFileSync(docs, "utf8") : "";
-	const undocumented = DOCUMENTED.filter((r) => !docText.includes(`(\`${r.id}\`)`));
+	const undocumented = [...DOCUMENTED, ...LIST_DOCUMENTED].filter((r) => !docText.includes(`(\`${r.id}\`)`));
 	if (undocumented.length) {
 		const r = { file: "docs/differences.md", unexpected: undocumented.map((r) => `no row for the documented difference ${r.id}`), documented: [], contexts: 0, rows: 0 };
 		results.push(r);
@@ -766,6 +509,16 @@ async function main() {
 				} else if (opts.verbose) console.log(`ok   ${r.file}  (${r.rows} sessions)`);
 			}
 		}
+		for (const dir of opts.only ? [] : checkRoots) {
+			const r = { file: `${relative(work, dir)} (check)`, unexpected: [], documented: [], contexts: 0, rows: 0 };
+			const c = await oursAny(["check", dir, "--json"]);
+			const files = c.json?.files ?? null;
+			if (files === null) r.unexpected.push(`pi-session check failed (${c.code}): ${c.stderr.trim()}`);
+			else for (const f of files) for (const d of f.diagnostics) r.unexpected.push(`${relative(dir, f.path)}: ${d.kind} (line ${d.line}): ${d.message}`);
+			results.push(r);
+			if (r.unexpected.length) console.log(`FAIL ${r.file}\n     ${r.unexpected.join("\n     ")}`);
+			else if (opts.verbose) console.log(`ok   ${r.file}  (${files.length} files, 0 findings)`);
+		}
 	} finally {
 		await oracle.close();
 	}
@@ -785,7 +538,17 @@ async function main() {
 			`work dir ${opts.keep ? work : "(removed)"}`,
 	);
 	console.log(`session lists: ${rows} rows compared`);
+	const piFiles = results.filter((r) => r.rows === undefined && r.file.includes("gen16-seed")).length;
+	if (PI_LINE >= 1) {
+		const stats = results.filter((r) => r.statsCompared).length;
+		const checked = results.filter((r) => r.checked).length;
+		const threw = results.filter((r) => r.statsThrew).length;
+		console.log(
+			`token and cost totals equal getSessionStats in ${stats} files (it throws on ${threw} damaged files); check: 0 findings in ${checked} of ${piFiles} files pi ${PI.version} wrote`,
+		);
+	}
 	console.log(`compared ${files} files (${contexts} contexts): ${unexpected} unexpected differences, ${documented} documented differences`);
+	console.log(`pi ${PI.version}: ${files} files (${contexts} contexts${PI_LINE >= 1 ? `, ${piFiles} written by pi ${PI.version}` : ""}): ${unexpected} unexpected, ${documented} documented`);
 	console.log(`${results.length - failedFiles} passed, ${failedFiles} failed`);
 	if (!opts.keep) rmSync(work, { recursive: true, force: true });
 	process.exitCode = unexpected ? 1 : 0;

@@ -1,20 +1,27 @@
 #!/usr/bin/env node
-// oracle.mjs — what the real pi (@mariozechner/pi-coding-agent, pinned in package.json)
-// makes of one session file, as JSON. Used by diff.mjs; also runs on its own:
+// oracle.mjs — what the real pi makes of one session file, as JSON. Used by diff.mjs; also
+// runs on its own:
 //
-//   node oracle.mjs <session.jsonl> [--leaf ID|null] [--at ID]... [--timeout MS]
+//   node oracle.mjs <session.jsonl> [--leaf ID|null] [--at ID]... [--timeout MS] [--pi-dir DIR]
 //
-// All answers come from pi's public SessionManager API: `SessionManager.open`, then
-// `branch(id)` / `resetLeaf()` for --leaf, `getLeafId`, `getBranch`, `getTree`, `getLabel`,
-// `getSessionName`, `getHeader`, `getEntries` and the full `buildSessionContext()` result
-// (messages verbatim, model, thinkingLevel). `--at ID` adds the context at further nodes
-// (`branch(ID)` then the same calls), each under `at[ID]`.
+// The pi is the one installed in DIR's node_modules: by default this folder (pi 0.73.1,
+// `@mariozechner/pi-coding-agent`, pinned in package.json); `--pi-dir pi16` is pi 1.6.0
+// (`@earendil-works/pi-coding-agent`, pinned in pi16/package.json), which needs Node >= 22.19
+// (run this script with that Node: .tools/bin/node24).
 //
-// pi rewrites some files on open (v1/v2 migration; a file without a valid header is
-// replaced by a fresh one), so pi only ever opens a private copy in a temporary folder;
-// `piRewroteFileOnOpen` tells whether that copy changed. pi loops forever on parent
-// cycles, so pi runs in a worker thread that reports every step: when a step does not end
-// within the time limit, the steps done so far are returned with `timedOut: "<that step>"`.
+// All answers come from pi's public API: `SessionManager.open`, then `branch(id)` /
+// `resetLeaf()` for --leaf, `getLeafId`, `getBranch`, `getTree`, `getLabel`, `getSessionName`,
+// `getHeader`, `getEntries` and the full `buildSessionContext()` result (messages verbatim,
+// model, thinkingLevel). `--at ID` adds the context at further nodes (`branch(ID)` then the
+// same calls), each under `at[ID]`. With pi 1.x, `stats` holds the token total and cost of
+// `AgentSession.getSessionStats()` (the real method, run over the opened SessionManager).
+//
+// pi rewrites some files on open (v1/v2 migration; 0.73.1 replaces a file without a valid
+// header by a fresh one; 1.x appends a newline to an unterminated last line), so pi only ever
+// opens a private copy in a temporary folder; `piRewroteFileOnOpen` tells whether that copy
+// changed. pi loops forever on parent cycles, so pi runs in a worker thread that reports every
+// step: when a step does not end within the time limit, the steps done so far are returned
+// with `timedOut: "<that step>"`.
 //
 // The output uses "<undefined>" where pi holds `undefined` (an entry without an id makes
 // pi's leaf undefined) because JSON cannot say it otherwise.
@@ -23,10 +30,10 @@ import { Worker, isMainThread, parentPort, workerData } from "node:worker_thread
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const SELF = fileURLToPath(import.meta.url);
-const USAGE = "usage: node oracle.mjs <session.jsonl> [--leaf ID|null] [--at ID]... [--timeout MS]";
+const USAGE = "usage: node oracle.mjs <session.jsonl> [--leaf ID|null] [--at ID]... [--timeout MS] [--pi-dir DIR]";
 export const UNDEFINED = "<undefined>";
 
 // ---------------------------------------------------------------- worker side (drives pi)
@@ -55,7 +62,11 @@ function applyLeaf(sm, leaf) {
 
 async function workerMain() {
 	process.env.PI_CODING_AGENT_DIR = join(workerData.scratch, "agent-dir"); // keep pi away from ~/.pi
-	const { SessionManager } = await import("@mariozechner/pi-coding-agent");
+	const pi = await import(workerData.piEntry);
+	const { SessionManager } = pi;
+	// pi 1.x's getSessionStats() lives on AgentSession and reads only `this.sessionManager`
+	// (and getContextUsage, which needs a model): the real method runs on a minimal `this`.
+	const statsOf = workerData.stats ? pi.AgentSession?.prototype?.getSessionStats : undefined;
 	parentPort.postMessage({ ready: true });
 	parentPort.on("message", async ({ job, kind, path, dir, leaf, at, noView }) => {
 		if (kind === "list") {
@@ -65,7 +76,9 @@ async function workerMain() {
 				const { readdirSync, statSync } = await import("node:fs");
 				const folders = [path, ...readdirSync(path).map((n) => join(path, n)).filter((p) => statSync(p).isDirectory())];
 				const sessions = [];
-				for (const folder of folders) sessions.push(...(await SessionManager.list("/", folder)));
+				// 1.x's list(cwd, dir) keeps only the sessions of cwd; listAll(dir) lists one folder.
+				for (const folder of folders)
+					sessions.push(...(await (workerData.listAll ? SessionManager.listAll(folder) : SessionManager.list("/", folder))));
 				const list = sessions.map((s) => ({
 					path: s.path,
 					id: s.id,
@@ -101,6 +114,15 @@ async function workerMain() {
 					entries: entries.map((e) => ({ id: idOf(e), parentId: e.parentId === undefined ? UNDEFINED : e.parentId, type: e.type })),
 				};
 			});
+			if (statsOf)
+				step("stats", () => {
+					try {
+						const st = statsOf.call({ sessionManager: sm, getContextUsage: () => undefined });
+						return { stats: { tokens: st.tokens.total, cost: st.cost } };
+					} catch (err) {
+						return { stats: { error: String(err?.message ?? err) } };
+					}
+				});
 			// Labels as pi resolves them: getLabel() for every entry id and every label target.
 			step("labels", () => {
 				const ids = new Set();
@@ -147,13 +169,43 @@ async function workerMain() {
 
 // ---------------------------------------------------------------- main side
 
+/** The folder of the 0.73.1 oracle (its node_modules); pi 1.x lives in ./pi16 (needs Node >= 22.19). */
+export const DEFAULT_PI_DIR = dirname(SELF);
+const PACKAGES = ["@earendil-works/pi-coding-agent", "@mariozechner/pi-coding-agent"];
+
+/**
+ * Which pi a folder holds: {name, version, line, pkgDir} (undefined when none is installed).
+ * `line` is the package line: 0 for `@mariozechner/pi-coding-agent` (0.73.1 and older), 1 for
+ * `@earendil-works/pi-coding-agent` (0.74.0 and later; 1.6.0 is pinned), whose rules differ.
+ */
+export function piIn(dir) {
+	for (const name of PACKAGES) {
+		const pkgDir = join(resolve(dir), "node_modules", name);
+		try {
+			const { version } = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
+			return { name, version, line: name.startsWith("@earendil-works/") ? 1 : 0, pkgDir };
+		} catch {}
+	}
+	return undefined;
+}
+/** The module URL the worker imports for the pi in `dir`. */
+export function piEntryOf(dir) {
+	const pi = piIn(dir);
+	if (!pi) return "@mariozechner/pi-coding-agent";
+	const { main } = JSON.parse(readFileSync(join(pi.pkgDir, "package.json"), "utf8"));
+	return pathToFileURL(join(pi.pkgDir, main ?? "dist/index.js")).href;
+}
+
 /**
  * One pi worker, reused across files (importing pi takes about a second). A step that
  * does not end within `timeoutMs` ends the worker; a fresh one is started at once.
  */
 export class Oracle {
-	constructor({ timeoutMs = 3000 } = {}) {
+	constructor({ timeoutMs = 3000, piEntry = piEntryOf(DEFAULT_PI_DIR), stats = false, listAll = false } = {}) {
+		this.stats = stats;
+		this.listAll = listAll;
 		this.timeoutMs = timeoutMs;
+		this.piEntry = piEntry;
 		this.scratch = mkdtempSync(join(tmpdir(), "pi-oracle-"));
 		mkdirSync(join(this.scratch, "agent-dir"), { recursive: true });
 		this.worker = null;
@@ -163,7 +215,7 @@ export class Oracle {
 
 	_start() {
 		this.worker = new Worker(SELF, {
-			workerData: { piOracleWorker: true, scratch: this.scratch },
+			workerData: { piOracleWorker: true, scratch: this.scratch, piEntry: this.piEntry, stats: this.stats, listAll: this.listAll },
 			execArgv: [],
 			resourceLimits: { maxOldGenerationSizeMb: 2048 },
 		});
@@ -288,12 +340,14 @@ async function cli(argv) {
 		if (a === "--leaf") opts.leaf = argv[++i];
 		else if (a === "--at") opts.at.push(argv[++i]);
 		else if (a === "--timeout") opts.timeout = Number(argv[++i]);
+		else if (a === "--pi-dir") opts.piDir = argv[++i];
 		else if (a === "-h" || a === "--help") return console.log(USAGE);
 		else if (!opts.file) opts.file = a;
 		else throw new Error(`unexpected argument ${a}\n${USAGE}`);
 	}
 	if (!opts.file || (argv.includes("--leaf") && opts.leaf === undefined)) throw new Error(USAGE);
-	const oracle = new Oracle({ timeoutMs: opts.timeout });
+	const piDir = opts.piDir ?? DEFAULT_PI_DIR;
+	const oracle = new Oracle({ timeoutMs: opts.timeout, piEntry: piEntryOf(piDir), stats: (piIn(piDir)?.line ?? 0) >= 1 });
 	try {
 		const out = await oracle.view(opts.file, { leaf: opts.leaf, at: opts.at });
 		console.log(JSON.stringify(out, null, 2));

@@ -1,7 +1,12 @@
 #!/usr/bin/env node
-// interop.mjs — our writes, read back by the real pi 0.73.1 (and pi's writes after ours, read back by us).
+// interop.mjs — our writes, read back by the real pi (and pi's writes after ours, read back by us).
 //
-//   PI_SESSION_BIN=target/debug/pi-session node tests/writes/interop.mjs [--verbose] [--keep]
+//   PI_SESSION_BIN=target/debug/pi-session node tests/writes/interop.mjs [--pi-dir DIR] [--verbose] [--keep]
+//
+// The pi is the one in DIR's node_modules: by default tests/pi-oracle (pi 0.73.1); with
+// `--pi-dir tests/pi-oracle/pi16` pi 1.6.0, run with Node >= 22.19 (.tools/bin/node24). With pi 1.x
+// the session pi writes also holds what only 1.x writes: a system message, context edits (a
+// replacement and a drop), a `usage` entry, and a compaction and a branch summary with usage.
 //
 // pi writes the sessions (SessionManager.create + append*), always in a temporary folder, then:
 //   (a) after `pi-session navigate FILE X`, pi's SessionManager.open(FILE).buildSessionContext()
@@ -11,8 +16,7 @@
 //       equal the source's at X;
 //   (d) pi continues a file we navigated: its next message is a child of our leaf line, whose
 //       parent is X; our tree shows it there and our context equals pi's.
-// pi is imported from tests/pi-oracle/node_modules (`npm ci` there). Exit status 0 when every
-// check passed, 1 otherwise, 2 on a setup error. The last line is a summary.
+// Exit status 0 when every check passed, 1 otherwise, 2 on a setup error. The last line is a summary.
 
 import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync } from "node:fs";
@@ -35,10 +39,16 @@ mkdirSync(root, { recursive: true });
 process.env.PI_CODING_AGENT_DIR = join(work, "agent");
 delete process.env.PI_CODING_AGENT_SESSION_DIR;
 
-const piDir = join(here, "../pi-oracle/node_modules/@mariozechner/pi-coding-agent");
-if (!existsSync(join(piDir, "package.json"))) setupError(`pi is not installed: run \`npm ci\` in ${resolve(here, "../pi-oracle")}`);
+const piDirArg = process.argv.indexOf("--pi-dir");
+const piHome = resolve(piDirArg > 0 ? process.argv[piDirArg + 1] ?? "" : join(here, "../pi-oracle"));
+const piDir = ["@earendil-works/pi-coding-agent", "@mariozechner/pi-coding-agent"]
+	.map((name) => join(piHome, "node_modules", name))
+	.find((d) => existsSync(join(d, "package.json")));
+if (!piDir) setupError(`pi is not installed in ${piHome}: run scripts/setup all`);
 const piVersion = JSON.parse(readFileSync(join(piDir, "package.json"), "utf8")).version;
-if (piVersion !== "0.73.1") setupError(`expected pi 0.73.1, found ${piVersion}`);
+// The package line: 0 = @mariozechner (0.73.1 and older), 1 = @earendil-works (what only 1.x writes).
+const piMajor = piDir.includes("@earendil-works") ? 1 : 0;
+if (piMajor >= 1 && Number(process.versions.node.split(".")[0]) < 22) setupError(`pi ${piVersion} needs Node >= 22.19 (this is ${process.versions.node})`);
 const { SessionManager } = await import(pathToFileURL(join(piDir, "dist/index.js")).href);
 
 function setupError(msg) {
@@ -123,6 +133,8 @@ function assistantMsg(text, toolCall) {
 	};
 }
 
+const usage1x = () => ({ input: 900, output: 40, cacheRead: 100, cacheWrite: 0, totalTokens: 1040, cost: { input: 0.0027, output: 0.0006, cacheRead: 0.00003, cacheWrite: 0, total: 0.00333 } });
+
 /** A session with every kind of entry, two in-file branches, a branch summary, a compaction and labels. */
 function piSession(cwd) {
 	const sm = SessionManager.create(cwd, root);
@@ -133,6 +145,13 @@ function piSession(cwd) {
 	ids.a1 = sm.appendMessage(assistantMsg("Let me read the form.", { id: "call_1", name: "read", args: { path: "src/login.ts" } }));
 	ids.t1 = sm.appendMessage({ role: "toolResult", toolCallId: "call_1", toolName: "read", content: [{ type: "text", text: "export function login() {}" }], isError: false, timestamp: tick() });
 	ids.a1b = sm.appendMessage(assistantMsg("Fixed: empty passwords are rejected now."));
+	if (piMajor >= 1) {
+		// What only pi 1.x writes: a system message, context edits, usage.
+		ids.sys = sm.appendMessage({ role: "system", content: "Be brief.", toolsAdded: [{ name: "read", description: "Read a file", parameters: { type: "object" } }], timestamp: tick() });
+		ids.ce1 = sm.appendContextEdit(ids.t1, { content: "[output removed]" });
+		ids.ce2 = sm.appendContextEdit(ids.a1, null);
+		ids.us = sm.appendUsage("cache_warm", "anthropic", "claude-sonnet-4-5", usage1x()).id; // returns the entry
+	}
 	ids.l1 = sm.appendLabelChange(ids.u1, "start");
 	ids.name = sm.appendSessionInfo("Interop session");
 	ids.u2 = sm.appendMessage(userMsg("Add a unit test for it."));
@@ -145,10 +164,10 @@ function piSession(cwd) {
 	ids.a4 = sm.appendMessage(assistantMsg("In-memory LRU with 500 entries."));
 	ids.l2 = sm.appendLabelChange(ids.a4, "memory cache");
 	// a branch with a summary, back to a1b
-	ids.bs = sm.branchWithSummary(ids.a1b, "Tried two caches (disk, memory); abandoned.", { readFiles: ["src/cache.ts"], modifiedFiles: [] });
+	ids.bs = sm.branchWithSummary(ids.a1b, "Tried two caches (disk, memory); abandoned.", { readFiles: ["src/cache.ts"], modifiedFiles: [] }, false, ...(piMajor >= 1 ? [usage1x()] : []));
 	ids.u5 = sm.appendMessage(userMsg("Let's look at the build instead."));
 	ids.a5 = sm.appendMessage(assistantMsg("The build fails on Windows paths."));
-	ids.c = sm.appendCompaction("Fixed login, tried caches, looked at the build.", ids.u5, 24000, { readFiles: [], modifiedFiles: [] });
+	ids.c = sm.appendCompaction("Fixed login, tried caches, looked at the build.", ids.u5, 24000, { readFiles: [], modifiedFiles: [] }, false, ...(piMajor >= 1 ? [usage1x()] : []));
 	ids.u6 = sm.appendMessage(userMsg("Normalise the paths."));
 	ids.cm = sm.appendCustomMessageEntry("reminder", "Run the tests before committing.", true, { from: "ext" });
 	ids.cu = sm.appendCustomEntry("todo-ext", { items: 2 });
@@ -169,7 +188,7 @@ function copyOf(file, name) {
 const base = piSession("/home/alice/projects/webapp");
 check("pi wrote the base session", existsSync(base.file));
 const { ids } = base;
-const content = ["u1", "a1", "t1", "a1b", "l1", "name", "u2", "a2", "u3", "a3", "u4", "a4", "l2", "bs", "u5", "a5", "c", "u6", "cm", "cu", "tl2", "a6", "u7", "a7", "model", "thinking"];
+const content = ["u1", "a1", "t1", "a1b", ...(piMajor >= 1 ? ["sys", "ce1", "ce2", "us"] : []), "l1", "name", "u2", "a2", "u3", "a3", "u4", "a4", "l2", "bs", "u5", "a5", "c", "u6", "cm", "cu", "tl2", "a6", "u7", "a7", "model", "thinking"];
 let figures = { navigate: 0, label: 0, fork: 0, continued: 0 };
 
 // (a) navigate: pi resumes at X
@@ -248,7 +267,7 @@ let figures = { navigate: 0, label: 0, fork: 0, continued: 0 };
 	label(src, ids.u1, undefined); // clears "start", which l1 set on the path
 	navigate(src, ids.a7);
 	const srcBytes = readFileSync(src);
-	for (const key of ["u1", "a1b", "l1", "a2", "a3", "a4", "l2", "bs", "u5", "c", "cm", "a7"]) {
+	for (const key of ["u1", "a1b", ...(piMajor >= 1 ? ["ce2", "us"] : []), "l1", "a2", "a3", "a4", "l2", "bs", "u5", "c", "cm", "a7"]) {
 		const x = ids[key];
 		const w = fork(src, x);
 		figures.fork++;

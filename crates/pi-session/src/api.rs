@@ -314,6 +314,39 @@ pub struct HiddenEntry {
     pub tokens: f64,
 }
 
+/// A context entry that a pi 1.x `context_edit` replaces or drops: the original beside the
+/// replacement, with the edit's line (see `edits.rs`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(TS), ts(export))]
+pub struct EditedEntry {
+    /// The edited entry.
+    pub id: String,
+    pub line: u32,
+    #[serde(rename = "type")]
+    #[cfg_attr(feature = "ts", ts(rename = "type"))]
+    pub kind: String,
+    pub role: Option<String>,
+    /// Plain-text preview of the original.
+    pub preview: String,
+    /// pi's `estimateTokens` of the original message.
+    pub tokens: f64,
+    /// The original message, as the context would hold it without the edit (untrusted).
+    #[cfg_attr(feature = "ts", ts(type = "unknown"))]
+    pub original: serde_json::Value,
+    /// The replacement is `null`: the entry's messages leave the context.
+    pub dropped: bool,
+    /// Plain-text preview of the replacement content (`None` when dropped).
+    pub replacement_preview: Option<String>,
+    /// The message as the context holds it (`None` when dropped; untrusted).
+    #[cfg_attr(feature = "ts", ts(type = "unknown"))]
+    pub replacement: Option<serde_json::Value>,
+    /// The `context_edit` entry in effect (the latest for this target on the path).
+    pub edit_id: String,
+    pub edit_line: u32,
+    pub edit_timestamp: Option<String>,
+}
+
 /// The compaction in effect at a node, audited.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -352,6 +385,8 @@ pub struct ContextView {
     pub hidden_total: u32,
     /// The first page of hidden entries (see `hidden_page`).
     pub hidden: Vec<HiddenEntry>,
+    /// Context entries a pi 1.x `context_edit` replaces or drops, in path order.
+    pub edited: Vec<EditedEntry>,
 }
 
 /// Result of navigate / label.

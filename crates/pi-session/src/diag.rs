@@ -40,7 +40,8 @@ diag_kinds! {
     MalformedLine = "malformed-line", Error, "A line is not valid JSON; it is skipped, as pi skips it.";
     NotAnObject = "not-an-object", Error, "A line is valid JSON but not an object; it is skipped.";
     BlankLine = "blank-line", Info, "Blank lines are skipped.";
-    Bom = "bom", Info, "The file starts with a UTF-8 byte order mark (pi strips it; `pi -c` does not see the file).";
+    Bom = "bom", Info, "The file starts with a UTF-8 byte order mark (pi 0.73.1 strips it, `pi -c` does not see the file; pi 1.x refuses the file, see refused-by-pi1).";
+    RefusedByPi1 = "refused-by-pi1", Warning, "Text before the header that JSON.parse rejects (a byte order mark, U+00A0 or another Unicode space): pi 1.x does not load the file (not a valid pi session; /resume hides it), pi 0.73.1 trims it and reads it. We read it as 0.73.1 does.";
     Crlf = "crlf", Info, "Lines end with CR LF.";
     InvalidUtf8 = "invalid-utf8", Warning, "A line holds bytes that are not UTF-8; they read as U+FFFD, as in pi.";
     LoneSurrogate = "lone-surrogate", Warning, "A string holds a lone UTF-16 surrogate escape; it reads as U+FFFD.";
@@ -60,7 +61,7 @@ diag_kinds! {
     DuplicateId = "duplicate-id", Error, "An id used by more than one line; the later line wins.";
     DanglingFirstKept = "dangling-first-kept", Warning, "A compaction's firstKeptEntryId is not on its path; nothing before the compaction is kept.";
     DanglingTarget = "dangling-target", Warning, "A label or leaf line's targetId is not in the file.";
-    DanglingFrom = "dangling-from", Warning, "A branch summary's fromId is not in the file.";
+    DanglingFrom = "dangling-from", Warning, "A branch summary's fromId is not in the file (not reported in a fork, whose fromId may be pi 1.x's old leaf left in the parent session).";
     ParentSessionMissing = "parent-session-missing", Warning, "The parentSession file does not exist.";
     ParentSessionRelative = "parent-session-relative", Info, "parentSession is a relative path; it was resolved against the header cwd, then the sessions root.";
     ParentSessionCycle = "parent-session-cycle", Error, "Sessions whose parentSession links form a cycle.";

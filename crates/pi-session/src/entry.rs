@@ -7,7 +7,7 @@ use crate::json::{js_date_ms, js_trim, LineFields, Loose, MessageFields};
 
 pub type Id = CompactString;
 
-/// Entry types of SEMANTICS.md §2. Unknown types keep their name.
+/// Entry types (docs/format.md, "Entry types"; pi 0.73.1 and pi 1.x). Unknown types keep their name.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Kind {
     Message,
@@ -20,6 +20,11 @@ pub enum Kind {
     Label,
     SessionInfo,
     Leaf,
+    /// pi 1.x: tokens and cost spent outside the transcript (`kind`, `provider`, `model`, `usage`).
+    Usage,
+    /// pi 1.x: replaces (or, with a `null` replacement, drops) another entry's message in the
+    /// context from here on.
+    ContextEdit,
     Other(Box<str>),
 }
 
@@ -36,6 +41,8 @@ impl Kind {
             "label" => Kind::Label,
             "session_info" => Kind::SessionInfo,
             "leaf" => Kind::Leaf,
+            "usage" => Kind::Usage,
+            "context_edit" => Kind::ContextEdit,
             other => Kind::Other(other.into()),
         }
     }
@@ -51,6 +58,8 @@ impl Kind {
             Kind::Label => "label",
             Kind::SessionInfo => "session_info",
             Kind::Leaf => "leaf",
+            Kind::Usage => "usage",
+            Kind::ContextEdit => "context_edit",
             Kind::Other(s) => s,
         }
     }
@@ -74,6 +83,8 @@ pub enum Role {
     ToolResult,
     BashExecution,
     Custom,
+    /// pi 1.x: a stored system message (`content`, `sections`, `toolsAdded`, `toolsRemoved`).
+    System,
     /// v2 files only; migrated to `custom`.
     HookMessage,
     Other(Box<str>),
@@ -89,6 +100,7 @@ impl Role {
             Some("toolResult") => Role::ToolResult,
             Some("bashExecution") => Role::BashExecution,
             Some("custom") => Role::Custom,
+            Some("system") => Role::System,
             Some("hookMessage") => Role::HookMessage,
             Some(o) => Role::Other(o.into()),
             None => Role::None,
@@ -101,6 +113,7 @@ impl Role {
             Role::ToolResult => "toolResult",
             Role::BashExecution => "bashExecution",
             Role::Custom => "custom",
+            Role::System => "system",
             Role::HookMessage => "hookMessage",
             Role::Other(s) => s,
             Role::None => return None,
@@ -173,14 +186,46 @@ pub enum Detail {
         first_kept_index: Option<i64>,
         /// Number of `retainedTail` messages (newer harness), when the key holds an array.
         retained_tail: Option<u32>,
+        /// pi 1.x: a truthy `systemMessage`, emitted before the summary.
+        system_message: bool,
+        /// pi 1.x: what the summarisation cost.
+        usage: Option<Usage>,
     },
-    BranchSummary { from_id: Option<Id>, summary_truthy: bool },
+    BranchSummary {
+        from_id: Option<Id>,
+        summary_truthy: bool,
+        /// pi 1.x: what the summarisation cost.
+        usage: Option<Usage>,
+    },
+    /// pi 1.x `usage` entry.
+    Usage { usage: Option<Usage> },
+    /// pi 1.x `context_edit` entry.
+    ContextEdit { target: Option<Id>, replacement: Replacement },
     Label { target: Option<Id>, label: Option<String> },
     SessionInfo { name: Option<String> },
     /// `targetId`: `None` when null (navigate to before the first entry).
     Leaf { target: Option<Id>, target_valid: bool },
     CustomMessage { custom_type: Option<CompactString> },
     Custom { custom_type: Option<CompactString> },
+}
+
+/// A `context_edit`'s `replacement`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Replacement {
+    /// `null`: the target's messages leave the context.
+    Drop,
+    /// Any other value: its `content` (absent unless it is an object with one) replaces the
+    /// target's content.
+    Content,
+    /// No `replacement` key (pi 1.6.0 throws building the context); the edit is ignored.
+    Invalid,
+}
+
+impl Usage {
+    /// Tokens as pi's `getSessionStats` counts them: input + output + cache read + cache write.
+    pub fn tokens(&self) -> f64 {
+        self.input + self.output + self.cache_read + self.cache_write
+    }
 }
 
 /// One entry line of a session file.
@@ -209,8 +254,31 @@ impl Entry {
         }
     }
 
+    /// The usage of a message entry (`message.usage`).
     pub fn usage(&self) -> Option<&Usage> {
         self.meta().and_then(|m| m.usage.as_ref())
+    }
+
+    /// The usage pi 1.6.0's `getSessionStats` counts for this entry: an assistant message's or
+    /// a tool result's `usage`, a `usage` entry's, a compaction's or a branch summary's.
+    pub fn billed_usage(&self) -> Option<&Usage> {
+        match &self.detail {
+            Detail::Message { role: Role::Assistant | Role::ToolResult, meta, .. } => meta.as_deref().and_then(|m| m.usage.as_ref()),
+            Detail::Usage { usage } | Detail::Compaction { usage, .. } | Detail::BranchSummary { usage, .. } => usage.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// Written only by pi 1.x: a `usage` or `context_edit` entry, a `system` message, a
+    /// compaction with a `systemMessage` or `usage`, a branch summary with `usage`.
+    pub fn is_pi1_only(&self) -> bool {
+        match &self.detail {
+            Detail::Usage { .. } | Detail::ContextEdit { .. } => true,
+            Detail::Message { role: Role::System, .. } => true,
+            Detail::Compaction { system_message, usage, .. } => *system_message || usage.is_some(),
+            Detail::BranchSummary { usage, .. } => usage.is_some(),
+            _ => false,
+        }
     }
 
     pub fn role(&self) -> Option<&Role> {
@@ -337,10 +405,22 @@ pub fn classify(f: &LineFields<'_>, line: u32, offset: u64, len: u32) -> Parsed 
                 .retained_tail
                 .and_then(|r| serde_json::from_str::<Vec<serde::de::IgnoredAny>>(r).ok())
                 .map(|v| v.len() as u32),
+            system_message: f.system_message.map(|r| Loose::from_raw(r).truthy()).unwrap_or(false),
+            usage: f.usage.and_then(usage_of),
         },
         Kind::BranchSummary => Detail::BranchSummary {
             from_id: cs(f.from_id),
             summary_truthy: f.summary.map(|r| Loose::from_raw(r).truthy()).unwrap_or(false),
+            usage: f.usage.and_then(usage_of),
+        },
+        Kind::Usage => Detail::Usage { usage: f.usage.and_then(usage_of) },
+        Kind::ContextEdit => Detail::ContextEdit {
+            target: cs(f.target_id),
+            replacement: match f.replacement.map(Loose::from_raw) {
+                Some(Loose::Null) => Replacement::Drop,
+                Some(_) => Replacement::Content,
+                None => Replacement::Invalid,
+            },
         },
         Kind::Label => Detail::Label {
             target: cs(f.target_id),

@@ -189,6 +189,12 @@ pub struct LineFields<'a> {
     pub parent_session: Option<&'a str>,
     pub kind: Option<&'a str>,
     pub display: Option<&'a str>,
+    /// pi 1.x: `usage` of `usage` entries, compactions and branch summaries.
+    pub usage: Option<&'a str>,
+    /// pi 1.x: a `context_edit`'s `replacement` (`{content}` or `null`).
+    pub replacement: Option<&'a str>,
+    /// pi 1.x: a compaction's `systemMessage`.
+    pub system_message: Option<&'a str>,
 }
 
 /// The fields of a `message` object that indexing needs (never its content).
@@ -232,6 +238,9 @@ impl<'a> LineFields<'a> {
             "parentSession" => &mut self.parent_session,
             "kind" => &mut self.kind,
             "display" => &mut self.display,
+            "usage" => &mut self.usage,
+            "replacement" => &mut self.replacement,
+            "systemMessage" => &mut self.system_message,
             _ => return None,
         })
     }

@@ -64,6 +64,25 @@ pub fn preview(e: &Entry, line: Option<&str>) -> Preview {
             is_error: false,
         },
         Kind::BranchSummary => Preview { text: fold(v.get("summary").and_then(Value::as_str).unwrap_or(""), MAX), ..Default::default() },
+        // pi 1.x entries.
+        Kind::Usage => {
+            let f = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("?").to_string();
+            let tokens = match &e.detail {
+                Detail::Usage { usage: Some(u) } => format!(" · {} tokens", u.tokens()),
+                _ => String::new(),
+            };
+            let note = v.get("note").and_then(Value::as_str).map(|n| format!(" · {n}")).unwrap_or_default();
+            Preview { text: fold(&format!("{} {}/{}{tokens}{note}", f("kind"), f("provider"), f("model")), MAX), detail: v.get("kind").and_then(Value::as_str).map(str::to_string), is_error: false }
+        }
+        Kind::ContextEdit => {
+            let target = v.get("targetId").and_then(Value::as_str).unwrap_or("?");
+            let text = match v.get("replacement") {
+                Some(Value::Null) => format!("drops {target} from the context"),
+                Some(r) => format!("replaces {target}: {}", r.get("content").map(content_text).unwrap_or_default()),
+                None => format!("edit of {target} without a replacement"),
+            };
+            Preview { text: fold(&text, MAX), detail: Some(target.to_string()), is_error: false }
+        }
         Kind::CustomMessage => Preview {
             text: fold(&v.get("content").map(content_text).unwrap_or_default(), MAX),
             detail: v.get("customType").and_then(Value::as_str).map(str::to_string),
@@ -210,6 +229,24 @@ pub fn estimate_tokens(m: &Value) -> f64 {
             _ => 0,
         },
         "bashExecution" => s(m.get("command")) + s(m.get("output")),
+        // pi 1.x: content, the section texts, and the JSON of `toolsAdded`.
+        "system" => {
+            let content = match m.get("content") {
+                Some(Value::String(t)) => js_len(t),
+                Some(Value::Array(a)) => a
+                    .iter()
+                    .map(|b| match b.get("type").and_then(Value::as_str) {
+                        Some("text") => s(b.get("text")),
+                        Some("image") => 4800,
+                        _ => 0,
+                    })
+                    .sum(),
+                _ => 0,
+            };
+            let sections: usize = m.get("sections").and_then(Value::as_object).map(|o| o.values().map(|v| s(Some(v))).sum()).unwrap_or(0);
+            let tools = m.get("toolsAdded").filter(|v| !v.is_null()).map(|v| js_len(&serde_json::to_string(v).unwrap_or_default())).unwrap_or(0);
+            content + sections + tools
+        }
         "branchSummary" | "compactionSummary" => s(m.get("summary")),
         _ => 0,
     };

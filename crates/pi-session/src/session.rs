@@ -1,7 +1,7 @@
 //! One session file, indexed: its header, a skeleton per entry line, the id map and the
 //! diagnostics of reading. Bodies stay on disk and are read by offset when shown.
 //!
-//! Reading follows pi 0.73.1's `loadEntriesFromFile` (SEMANTICS.md §3): blank lines and lines
+//! Reading follows pi 0.73.1's `loadEntriesFromFile` (docs/format.md, "Loading"): blank lines and lines
 //! that fail to parse are skipped, the first parsed object must be the header, later headers
 //! are ignored. A file that grows is read from where the last read stopped.
 
@@ -442,8 +442,12 @@ impl SessionIndex {
     fn take_line(&mut self, line: RawLine<'_>, pre: Option<Pre>, out: &mut Vec<Diagnostic>) {
         let n = line.number;
         let mut bytes = line.bytes;
+        // pi 1.x parses each line as it is: a BOM or a Unicode space before the header makes
+        // the header line invalid JSON, and the file not a pi session (checked below).
+        let mut lead_rejected = false;
         if line.offset == 0 && bytes.starts_with(b"\xEF\xBB\xBF") {
             bytes = &bytes[3..];
+            lead_rejected = true;
             self.push_diag(out, Diagnostic::new(Some(n), DiagKind::Bom, "the file starts with a UTF-8 byte order mark"));
         }
         if bytes.last() == Some(&b'\r') && !self.scan.crlf_seen {
@@ -483,7 +487,9 @@ impl SessionIndex {
         // lose their spaces; then it skips lines that are blank after trimming.
         let mut text: &str = &text;
         if !self.scan.seen_content {
-            text = text.trim_start_matches(is_js_space);
+            let trimmed = text.trim_start_matches(is_js_space);
+            lead_rejected |= text[..text.len() - trimmed.len()].chars().any(|c| !matches!(c, ' ' | '\t' | '\r' | '\n'));
+            text = trimmed;
         }
         if !line.terminated {
             text = text.trim_end_matches(is_js_space);
@@ -499,7 +505,19 @@ impl SessionIndex {
         if let Some(c) = self.scan.tail_candidate.take() {
             self.push_diag(out, Diagnostic::new(Some(c.number), DiagKind::MalformedLine, format!("not valid JSON ({}); skipped", c.error)));
         }
-        if let Err(e) = self.take_text(n, line.offset, line.bytes.len() as u32, text, pre, out) {
+        let header_before = self.header.as_ref().map(|h| h.line);
+        let taken = self.take_text(n, line.offset, line.bytes.len() as u32, text, pre, out);
+        if lead_rejected && taken.is_ok() && header_before.is_none() && self.header.as_ref().is_some_and(|h| h.line == n) {
+            self.push_diag(
+                out,
+                Diagnostic::new(
+                    Some(n),
+                    DiagKind::RefusedByPi1,
+                    "text before the header that JSON.parse rejects (a byte order mark or a Unicode space): pi 1.x refuses this file (not a valid pi session; /resume hides it); pi 0.73.1 reads it",
+                ),
+            );
+        }
+        if let Err(e) = taken {
             let trimmed = text.trim_end_matches(is_js_space);
             if line.terminated && trimmed.len() < text.len() && parse_lenient(trimmed).is_ok() {
                 self.scan.tail_candidate = Some(TailCandidate {

@@ -58,13 +58,14 @@ impl SessionSummary {
         let mut newest: Option<f64> = None;
         let mut first_user = None;
         for (i, e) in ix.entries.iter().enumerate() {
-            if let Detail::Message { role, meta, msg_ts } = &e.detail {
-                let usage = meta.as_deref().and_then(|m| m.usage.as_ref());
+            // Tokens and cost as pi 1.6.0's `getSessionStats` adds them up (every entry of the
+            // file, compacted history included).
+            if let Some(u) = e.billed_usage() {
+                tokens += u.tokens();
+                cost += u.cost;
+            }
+            if let Detail::Message { role, msg_ts, .. } = &e.detail {
                 message_count += 1;
-                if let Some(u) = usage {
-                    tokens += u.total_tokens;
-                    cost += u.cost;
-                }
                 if matches!(role, Role::User | Role::Assistant) {
                     let t = msg_ts.unwrap_or(e.ts);
                     if !t.is_nan() {

@@ -359,7 +359,8 @@ impl Tree {
                 continue;
             }
             match &e.detail {
-                Detail::Compaction { first_kept: Some(fk), .. } => {
+                // pi 1.x writes "keep nothing" as the compaction's own id.
+                Detail::Compaction { first_kept: Some(fk), .. } if e.id.as_ref() != Some(fk) => {
                     let on_path = ix.by_id.get(fk).is_some_and(|&k| k as usize != i && self.is_ancestor_or_self(k, i as u32));
                     if !on_path {
                         self.diagnostics.push(Diagnostic::new(
@@ -372,7 +373,11 @@ impl Tree {
                 Detail::Label { target: Some(t), .. } if !ix.by_id.contains_key(t) => {
                     self.diagnostics.push(Diagnostic::new(Some(e.line), DiagKind::DanglingTarget, format!("label target {t} is not in the file")));
                 }
-                Detail::BranchSummary { from_id: Some(f), .. } if f != "root" && !ix.by_id.contains_key(f) => {
+                // pi 1.x writes the old leaf as fromId; in a fork that leaf may have stayed in the
+                // parent session, so a fork's fromId is not looked for in the file alone.
+                Detail::BranchSummary { from_id: Some(f), .. }
+                    if f != "root" && !ix.by_id.contains_key(f) && ix.header.as_ref().and_then(|h| h.parent_session.as_ref()).is_none() =>
+                {
                     self.diagnostics.push(Diagnostic::new(Some(e.line), DiagKind::DanglingFrom, format!("fromId {f} is not in the file")));
                 }
                 _ => {}

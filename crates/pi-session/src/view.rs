@@ -114,6 +114,17 @@ pub struct ContextJson {
     pub hidden_entry_ids: Vec<String>,
     /// The last compaction on the path, if any.
     pub compaction_id: Option<String>,
+    /// pi 1.x: entries a `context_edit` replaces or drops (`{id, editId, dropped}`).
+    pub edited: Vec<EditRef>,
+}
+
+/// An entry a `context_edit` changes, in `context --json`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EditRef {
+    pub id: String,
+    pub edit_id: String,
+    pub dropped: bool,
 }
 
 impl ContextJson {
@@ -131,6 +142,7 @@ impl ContextJson {
             entry_ids: plan.items.iter().map(|it| s.id_of(it.entry).to_string()).collect(),
             hidden_entry_ids: plan.hidden.iter().map(|&i| s.id_of(i).to_string()).collect(),
             compaction_id: plan.compaction.map(|i| s.id_of(i).to_string()),
+            edited: plan.edits.iter().map(|r| EditRef { id: s.id_of(r.target).to_string(), edit_id: s.id_of(r.edit).to_string(), dropped: r.dropped }).collect(),
         })
     }
 }

@@ -1,4 +1,4 @@
-//! Writing, append-only (DESIGN.md "Writing"). No existing byte of any file is ever changed,
+//! Writing, append-only (docs/design.md, "Writing"). No existing byte of any file is ever changed,
 //! truncated or rewritten:
 //!
 //! * navigate and label append one complete JSON line with a single `write` on an `O_APPEND`

@@ -1,4 +1,4 @@
-//! pi reads a file as `content.trim().split("\n")` (SEMANTICS.md §3.2): JavaScript's `trim`
+//! pi reads a file as `content.trim().split("\n")` (docs/format.md, "Loading"): JavaScript's `trim`
 //! removes Unicode spaces (U+00A0, U+2028, U+FEFF, …) from the start of the first line with
 //! content and from the end of the last one, which `JSON.parse` would otherwise refuse.
 //! Found by the differential tests in tests/pi-oracle (pi 0.73.1 as the oracle).

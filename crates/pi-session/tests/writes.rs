@@ -1,4 +1,4 @@
-//! The write path (DESIGN.md "Writing") on real files in temporary folders:
+//! The write path (docs/design.md, "Writing") on real files in temporary folders:
 //!
 //! * every navigate/label write keeps the old bytes as an exact prefix of the new ones and adds
 //!   exactly one line (after one `\n` when the old file ended in a torn tail);
@@ -517,7 +517,7 @@ fn ids_are_fresh_and_unique() {
 
 // ------------------------------------------------------------------ fork
 
-/// Forks, and checks everything DESIGN.md says about the new file. Returns it.
+/// Forks, and checks everything docs/design.md ("Writing") says about the new file. Returns it.
 fn check_fork(src: &Path, target: Option<&str>, opts: &WriteOptions) -> PathBuf {
     let src_bytes = fs::read(src).unwrap();
     let folder = src.parent().unwrap();

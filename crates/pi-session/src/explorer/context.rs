@@ -45,6 +45,7 @@ impl Explorer {
             compaction,
             hidden_total: plan.hidden.len() as u32,
             hidden: hidden_entries(&s, &plan, &mut reader, 0, CONTEXT_PAGE)?,
+            edited: crate::edits::edited_entries(&s, &plan, &mut reader)?,
         })
     }
 

@@ -20,8 +20,8 @@ impl Explorer {
         let path_nodes = s.tree.path_to(i);
         let (mut path_tokens, mut path_cost) = (0.0, 0.0);
         for &p in &path_nodes {
-            if let Some(u) = s.index.entries[p as usize].usage() {
-                path_tokens += u.total_tokens;
+            if let Some(u) = s.index.entries[p as usize].billed_usage() {
+                path_tokens += u.tokens();
                 path_cost += u.cost;
             }
         }

@@ -90,7 +90,8 @@ impl Explorer {
 }
 
 fn in_transcript(k: &Kind) -> bool {
-    matches!(k, Kind::Message | Kind::CustomMessage | Kind::Compaction | Kind::BranchSummary)
+    // pi 1.x `usage` and `context_edit` entries are shown too (distinct items in the UI).
+    matches!(k, Kind::Message | Kind::CustomMessage | Kind::Compaction | Kind::BranchSummary | Kind::Usage | Kind::ContextEdit)
 }
 
 /// Visible (default filter) siblings of a transcript entry: bookkeeping lines are transparent.

@@ -27,6 +27,27 @@ describe("entry content", () => {
     }
   });
 
+  it("renders pi 1.x system messages, usage entries and context edits as distinct, inert nodes", () => {
+    const usage = { input: 10, output: 5, cacheRead: 2, cacheWrite: 1, totalTokens: 18, cost: { total: 0.5 } };
+    const cases: [unknown, string][] = [
+      [{ type: "message", message: { role: "system", content: evil, sections: { tools: evil }, toolsAdded: ["read"] } }, "system-message"],
+      [{ type: "usage", kind: "title", provider: "p", model: "m", usage, note: evil }, "usage-entry"],
+      [{ type: "context_edit", targetId: "abc", replacement: { content: evil } }, "context-edit"],
+      [{ type: "context_edit", targetId: "abc", replacement: { content: [{ type: "text", text: evil }] } }, "context-edit"],
+      [{ type: "compaction", summary: "s", firstKeptEntryId: "c", tokensBefore: 1, systemMessage: { role: "system", content: evil }, usage }, "compaction-system"],
+    ];
+    for (const [raw, testid] of cases) {
+      const { container, unmount } = render(EntryContent, { props: { raw } });
+      inert(container);
+      expect(container.querySelector(`[data-testid="${testid}"]`)).not.toBeNull();
+      expect(container.textContent).toContain("<script>alert(1)</script>");
+      unmount();
+    }
+    const { container } = render(EntryContent, { props: { raw: { type: "context_edit", targetId: "abc", replacement: null } } });
+    expect(container.textContent).toContain("drops");
+    expect(container.textContent).not.toContain("replaces");
+  });
+
   it("folds thinking and tool calls with a one-line summary", () => {
     const { container } = render(EntryContent, {
       props: { raw: { type: "message", message: { role: "assistant", content: [{ type: "thinking", thinking: "hmm" }, { type: "toolCall", id: "1", name: "read", arguments: { path: "src/x.ts" } }] } } },

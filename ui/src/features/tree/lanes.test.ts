@@ -107,3 +107,23 @@ describe("lane renderer", () => {
     expect(svg.querySelector("path.ln.muted.l2")).not.toBeNull();
   });
 });
+
+describe("pi 1.x nodes", () => {
+  it("draws system messages, usage entries and context edits with their own shapes", () => {
+    const rows = [
+      row({ row: 0, type: "message", role: "system" }),
+      row({ row: 1, type: "usage", role: null }),
+      row({ row: 2, type: "context_edit", role: null }),
+      row({ row: 3, type: "message", role: "toolResult" }),
+    ];
+    const shapes = laneShapes(rows, 0, { selectedRow: null });
+    expect(shapes.nodes.map((n) => n.kind)).toEqual(["system", "usage", "edit", "small"]);
+    const { container } = render(LaneSvg, { props: { shapes, width: 40, height: 4 * ROW_H } });
+    const kinds = [...container.querySelectorAll("[data-kind]")].map((el) => el.getAttribute("data-kind"));
+    expect(kinds).toEqual(["system", "usage", "edit", "small"]);
+    const d = (k: string) => container.querySelector(`[data-kind="${k}"]`)?.getAttribute("d");
+    // Three different paths, none of them empty.
+    expect(new Set([d("system"), d("usage"), d("edit")]).size).toBe(3);
+    expect(d("system")).toMatch(/^M/);
+  });
+});

@@ -24,6 +24,9 @@ export type NodeKind =
   | "small"
   | "compaction"
   | "branch-summary"
+  | "system"
+  | "usage"
+  | "edit"
   | "meta"
   | "custom"
   | "book"
@@ -63,11 +66,16 @@ export function nodeKind(r: Pick<TreeRow, "type" | "role">): NodeKind {
       if (r.role === "user") return "user";
       if (r.role === "assistant") return "assistant";
       if (r.role === "custom") return "custom";
+      if (r.role === "system") return "system";
       return "small";
     case "compaction":
       return "compaction";
     case "branch_summary":
       return "branch-summary";
+    case "usage":
+      return "usage";
+    case "context_edit":
+      return "edit";
     case "model_change":
     case "thinking_level_change":
       return "meta";
@@ -164,6 +172,13 @@ export function nodePath(n: Pick<LaneNode, "kind" | "x" | "y">): string | null {
       return `M${x} ${y - 6}L${x + 6} ${y}L${x} ${y + 6}L${x - 6} ${y}Z`;
     case "meta":
       return `M${x} ${y - 4}L${x + 4} ${y}L${x} ${y + 4}L${x - 4} ${y}Z`;
+    // pi 1.x: a system message is a triangle, a usage entry a bar, a context edit a cross.
+    case "system":
+      return `M${x} ${y - 5}L${x + 5} ${y + 4}L${x - 5} ${y + 4}Z`;
+    case "usage":
+      return `M${x - 5} ${y - 2}H${x + 5}V${y + 2}H${x - 5}Z`;
+    case "edit":
+      return `M${x - 4} ${y - 4}L${x + 4} ${y + 4}M${x + 4} ${y - 4}L${x - 4} ${y + 4}`;
     case "custom":
       return `M${x - 4} ${y - 4}H${x + 4}V${y + 4}H${x - 4}Z`;
     default:
