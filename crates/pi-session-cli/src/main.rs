@@ -94,8 +94,23 @@ enum Cmd {
         file: PathBuf,
         id: String,
         /// Fork before the entry (at its parent), as pi's /fork offers for user messages
-        #[arg(long)]
+        #[arg(long, conflicts_with = "slim")]
         before: bool,
+        /// Slim fork: only what the context at ID needs (the latest compaction, its kept
+        /// entries and what follows, model and thinking level, labels); exit 3 when the path
+        /// has no compaction
+        #[arg(long)]
+        slim: bool,
+        #[command(flatten)]
+        sessions: RootArg,
+    },
+    /// Copy the session keeping only the root→leaf paths of the given entries (a new file
+    /// beside it; the source is untouched)
+    Prune {
+        file: PathBuf,
+        /// Entries whose root→entry paths are kept (one or more)
+        #[arg(long, required = true, num_args = 1.., value_name = "ID")]
+        keep: Vec<String>,
         #[command(flatten)]
         sessions: RootArg,
     },
@@ -171,7 +186,31 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
             let a = write::set_label(&file, &id, text.as_deref(), &write_opts(&sessions, read_only))?;
             print_json(&Wrote::from(a))?;
         }
-        Cmd::Fork { file, id, before, sessions } => {
+        Cmd::Fork { file, id, slim: true, sessions, .. } => {
+            let opts = write_opts(&sessions, read_only);
+            write::validate_id(&id)?;
+            match pi_session::slim::fork_slim(&file, &id, &opts) {
+                Ok(f) => {
+                    eprintln!("pi-session: slim fork: {} → {} ({} of {} path entries)", size(f.bytes_before), size(f.bytes_after), f.copied, f.path_entries);
+                    print_json(&f)?;
+                }
+                Err(e @ Error::NoCompaction { .. }) => {
+                    eprintln!("pi-session: {e}");
+                    return Ok(ExitCode::from(3));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Cmd::Prune { file, keep, sessions } => {
+            let opts = write_opts(&sessions, read_only);
+            for id in &keep {
+                write::validate_id(id)?;
+            }
+            let p = pi_session::slim::prune(&file, &keep, &opts)?;
+            eprintln!("pi-session: pruned copy: {} → {} ({} entries kept, {} left out)", size(p.bytes_before), size(p.bytes_after), p.copied, p.dropped);
+            print_json(&p)?;
+        }
+        Cmd::Fork { file, id, before, sessions, .. } => {
             let opts = write_opts(&sessions, read_only);
             if read_only {
                 return Err(Error::ReadOnlyMode);
@@ -344,6 +383,16 @@ fn summary_line(s: &SessionSummary) -> String {
         flag,
         s.path.display()
     )
+}
+
+/// A byte count for people: `812 B`, `45.2 KB`, `12.3 MB`.
+fn size(bytes: u64) -> String {
+    match bytes {
+        b if b < 1000 => format!("{b} B"),
+        b if b < 1_000_000 => format!("{:.1} KB", b as f64 / 1e3),
+        b if b < 1_000_000_000 => format!("{:.1} MB", b as f64 / 1e6),
+        b => format!("{:.2} GB", b as f64 / 1e9),
+    }
 }
 
 fn print_diags(d: &[pi_session::Diagnostic]) {

@@ -22,6 +22,7 @@ pub mod preview;
 pub mod scan;
 pub mod session;
 pub mod skeleton;
+pub mod slim;
 pub mod summary;
 pub mod tree;
 pub mod view;
@@ -59,6 +60,10 @@ pub enum Error {
     InvalidId(String),
     #[error("read-only mode: nothing is written")]
     ReadOnlyMode,
+    #[error("{}: the path to {id} has no compaction, so a slim fork would copy all of it; an ordinary fork (`pi-session fork FILE {id}`) is what fits", path.display())]
+    NoCompaction { path: PathBuf, id: String },
+    #[error("{} and {}: not one fork family (no parentSession link between them, no common entry)", a.display(), b.display())]
+    NotRelated { a: PathBuf, b: PathBuf },
     #[error("{0}")]
     Invalid(String),
 }
@@ -85,6 +90,8 @@ impl Error {
             Error::OutsideRoot { .. } => "outside-root",
             Error::InvalidId(_) => "invalid-id",
             Error::ReadOnlyMode => "read-only-mode",
+            Error::NoCompaction { .. } => "no-compaction",
+            Error::NotRelated { .. } => "not-related",
             Error::Invalid(_) => "invalid",
         }
     }
