@@ -114,6 +114,21 @@ enum Cmd {
         #[command(flatten)]
         sessions: RootArg,
     },
+    /// Compare two nodes from their common ancestor: steps side by side, tool calls, files
+    /// touched, tokens and cost, and the contexts at the two tips
+    Diff {
+        file: PathBuf,
+        /// `ID` (an entry of FILE), `FILE2:ID`, or `FILE2:` (FILE2's leaf); FILE2 must be of
+        /// FILE's fork family
+        a: String,
+        /// Same syntax as A
+        b: String,
+        #[arg(long)]
+        json: bool,
+        /// Width of the two-column text output
+        #[arg(long, default_value_t = 160)]
+        width: usize,
+    },
     /// Report damage in a file or every file under a root; exit 1 when any finding is an error
     Check {
         /// A session file or a folder (default: the sessions root)
@@ -235,6 +250,26 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
                 copied: usize,
             }
             print_json(&Out { file: f.file, leaf_id: f.leaf_id, copied: f.copied })?;
+        }
+        Cmd::Diff { file, a, b, json, width } => {
+            let open = |spec: &str| -> Result<(Session, String), Error> {
+                let (f, id) = pi_session::diff::parse_node_spec(spec, &file);
+                let s = Session::open(&f)?;
+                let id = match id {
+                    Some(id) => id.to_string(),
+                    None => s.leaf_id().map(str::to_string).ok_or_else(|| Error::Invalid(format!("{}: the leaf is before the first entry", f.display())))?,
+                };
+                write::validate_id(&id)?;
+                Ok((s, id))
+            };
+            let (sa, ia) = open(&a)?;
+            let (sb, ib) = open(&b)?;
+            let d = pi_session::diff::diff(&sa, &ia, &sb, &ib)?;
+            if json {
+                print_json(&d)?;
+            } else {
+                print!("{}", pi_session::diff::ascii(&d, width));
+            }
         }
         Cmd::List { root, json } => {
             let root = resolve_root(root.sessions_dir.as_deref()).path;

@@ -10,6 +10,7 @@ pub mod api;
 pub mod cache;
 pub mod context;
 pub mod diag;
+pub mod diff;
 pub mod entry;
 pub mod explorer;
 pub mod forks;
