@@ -292,8 +292,13 @@ impl Explorer {
         self.app_info()
     }
 
-    fn write_opts(&self) -> WriteOptions {
+    pub(crate) fn write_opts(&self) -> WriteOptions {
         WriteOptions { root: Some(self.root.clone()), read_only: self.is_read_only(), ..Default::default() }
+    }
+
+    /// A new session file appeared under the root: the next listing reads the folder again.
+    pub(crate) fn invalidate_listing(&self) {
+        self.lister.state.lock().unwrap().invalidate();
     }
 
     /// Resolves a path argument: after symlinks it must lie inside the root.

@@ -24,6 +24,7 @@ pub mod scan;
 pub mod session;
 pub mod skeleton;
 pub mod slim;
+pub mod steer;
 pub mod summary;
 pub mod tree;
 pub mod view;

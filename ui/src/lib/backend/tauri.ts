@@ -3,6 +3,9 @@
 
 import { invoke } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
+import type { BranchDiff } from "../bindings/BranchDiff";
+import type { NewFileResult } from "../bindings/NewFileResult";
+import type { SlimPreview } from "../bindings/SlimPreview";
 import type { Backend, Unsubscribe } from "./index";
 import { ApiError } from "./index";
 import type { AppInfo } from "../bindings/AppInfo";
@@ -104,6 +107,18 @@ export class TauriBackend implements Backend {
   }
   setReadOnly(on: boolean) {
     return call<AppInfo>("set_read_only", { on });
+  }
+  slimPreview(path: string, id: string) {
+    return call<SlimPreview>("slim_preview", { path, id });
+  }
+  forkSlim(path: string, id: string) {
+    return call<NewFileResult>("fork_slim", { path, id });
+  }
+  pruneSession(path: string, keep: string[]) {
+    return call<NewFileResult>("prune_session", { path, keep });
+  }
+  compareBranches(aPath: string, aId: string, bPath: string, bId: string) {
+    return call<BranchDiff>("compare_branches", { aPath, aId, bPath, bId });
   }
   onRootChanged(cb: (e: RootChanged) => void): Unsubscribe {
     return subscribe<RootChanged>("root-changed", cb);
