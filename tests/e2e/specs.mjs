@@ -442,6 +442,14 @@ export const specs = [
 			for (const leaf of [fx.ids.branch1Leaf, fx.ids.branch2Leaf]) {
 				assert.deepEqual(cliJson("context", pruned, "--leaf", leaf).messages, cliJson("context", fx.ids.sessionA, "--leaf", leaf).messages, `context at ${leaf}`);
 			}
+			// Before the first compaction there is nothing to slim: said so, the ordinary fork offered.
+			await openSession(d, fx.ids.sessionA);
+			await selectRow(d, fx.ids.firstHidden);
+			await (await d.find("[data-testid=action-fork-slim]")).click();
+			const none = await (await d.waitFor("[data-testid=write-explain]")).text();
+			assert.ok(/No compaction on this path/.test(none), none);
+			assert.equal((await d.findAll("[data-testid=write-confirm]")).length, 0);
+			await d.find("[data-testid=write-fork-instead]");
 		},
 	},
 	// ------------------------------------------------------------------ transcript (issue 7)
