@@ -2,7 +2,7 @@
 // run.mjs — slim forks and pruned copies, read back by the real pi.
 //
 //   node run.mjs --pi PI_PACKAGE_DIR [--bin pi-session] [--seeds 1,2,3,4] [--sessions 5]
-//                [--dir SESSIONS_DIR]... [--nodes 14] [--keep] [--verbose]
+//                [--dir SESSIONS_DIR]... [--nodes N] [--keep] [--verbose]
 //
 // The pi package (its dist/index.js exports SessionManager) is loaded from PI_PACKAGE_DIR, so the
 // same script runs against pi 0.73.1 (system Node) and pi 1.6.0 (Node 24). Sessions:
@@ -13,7 +13,8 @@
 //     systemMessage);
 //   * plus every .jsonl under each --dir (e.g. the gen.mjs corpus), copied first.
 // Checks, for every file:
-//   * slim: at up to --nodes nodes whose path has a compaction (always the leaves among them),
+//   * slim: at every node whose path has a compaction (or a sample of --nodes N, always with the
+//     leaves among them),
 //     `pi-session fork FILE ID --slim` writes a new file; pi opens it and its context at the
 //     file's own leaf (messages, model, thinking level) deep-equals pi's context of the source
 //     after branch(ID); pi's labels of every copied entry equal the source's; the source is
@@ -41,7 +42,7 @@ const piDir = opt("--pi");
 const bin = resolve(opt("--bin", process.env.PI_SESSION_BIN || "target/debug/pi-session"));
 const seeds = opt("--seeds", "1,2,3,4").split(",").map(Number);
 const perSeed = Number(opt("--sessions", "5"));
-const maxNodes = Number(opt("--nodes", "14"));
+const maxNodes = Number(opt("--nodes", "Infinity"));
 const verbose = argv.includes("--verbose");
 const keep = argv.includes("--keep");
 
@@ -232,10 +233,11 @@ for (const file of files) {
 	const compacted = entries.filter((e) => pathOf(e.id).some((p) => p.type === "compaction")).map((e) => e.id);
 	const rand = mulberry32(counts.files * 31 + 7);
 	const nodes = [...new Set([...leaves.filter((l) => compacted.includes(l)), ...compacted.filter(() => rand() < maxNodes / Math.max(1, compacted.length))])].slice(0, maxNodes);
+	const srcLabels = labelsOf(src, entries.map((e) => e.id));
 
 	// slim forks
 	for (const id of nodes) {
-		const want = piContext(open(file), id);
+		const want = piContext(src, id);
 		const r = ours("fork", file, id, "--slim");
 		if (!check(`slim ${short(file)} @${id}: written`, r.status === 0, r.stderr)) continue;
 		counts.slim++;
@@ -245,7 +247,7 @@ for (const file of files) {
 		same(`slim ${short(file)} @${id}: pi's context of the new file`, piContext(sm), want);
 		same(`slim ${short(file)} @${id}: header parentSession`, sm.getHeader().parentSession, realpathSync(file));
 		const copiedIds = sm.getEntries().filter((e) => byId.has(e.id)).map((e) => e.id);
-		same(`slim ${short(file)} @${id}: labels`, labelsOf(sm, copiedIds), labelsOf(open(file), copiedIds));
+		same(`slim ${short(file)} @${id}: labels`, labelsOf(sm, copiedIds), Object.fromEntries(copiedIds.map((c) => [c, srcLabels[c]])));
 		check(`slim ${short(file)} @${id}: smaller or equal`, r.json.bytesAfter <= r.json.bytesBefore + 4096);
 		rmSync(r.json.file);
 	}
@@ -269,10 +271,10 @@ for (const file of files) {
 			const copy = open(r.json.file);
 			const copyIds = copy.getEntries().filter((e) => byId.has(e.id)).map((e) => e.id);
 			same(`prune ${short(file)} keep ${keepLeaves.length}: exactly the kept paths`, [...copyIds].sort(), [...kept].sort());
-			same(`prune ${short(file)} keep ${keepLeaves.length}: labels`, labelsOf(copy, copyIds), labelsOf(open(file), copyIds));
+			same(`prune ${short(file)} keep ${keepLeaves.length}: labels`, labelsOf(copy, copyIds), Object.fromEntries(copyIds.map((c) => [c, srcLabels[c]])));
 			for (const leaf of keepLeaves) {
 				counts.pruneLeaves++;
-				same(`prune ${short(file)} keep ${keepLeaves.length}: context at ${leaf}`, piContext(open(r.json.file), leaf), piContext(open(file), leaf));
+				same(`prune ${short(file)} keep ${keepLeaves.length}: context at ${leaf}`, piContext(copy, leaf), piContext(src, leaf));
 			}
 			rmSync(r.json.file);
 		}
