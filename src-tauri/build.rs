@@ -19,6 +19,10 @@ const COMMANDS: &[&str] = &[
     "switch_branch",
     "transcript_markdown",
     "set_read_only",
+    "slim_preview",
+    "fork_slim",
+    "prune_session",
+    "compare_branches",
 ];
 
 fn main() {

@@ -97,3 +97,25 @@ pub fn transcript_markdown(state: State<'_, AppState>, path: String, ids: Option
 pub fn set_read_only(state: State<'_, AppState>, on: bool) -> AppInfo {
     state.explorer.set_read_only(on)
 }
+
+// ------------------------------------------------------------------ slim fork, pruned copy, compare
+
+#[tauri::command(async)]
+pub fn slim_preview(state: State<'_, AppState>, path: String, id: String) -> R<pi_session::steer::SlimPreview> {
+    Ok(state.explorer.slim_preview(&path, &id)?)
+}
+
+#[tauri::command(async)]
+pub fn fork_slim(state: State<'_, AppState>, path: String, id: String) -> R<pi_session::steer::NewFileResult> {
+    Ok(state.explorer.fork_slim(&path, &id)?)
+}
+
+#[tauri::command(async)]
+pub fn prune_session(state: State<'_, AppState>, path: String, keep: Vec<String>) -> R<pi_session::steer::NewFileResult> {
+    Ok(state.explorer.prune(&path, &keep)?)
+}
+
+#[tauri::command(async)]
+pub fn compare_branches(state: State<'_, AppState>, a_path: String, a_id: String, b_path: String, b_id: String) -> R<pi_session::diff::BranchDiff> {
+    Ok(state.explorer.compare(&a_path, &a_id, &b_path, &b_id)?)
+}

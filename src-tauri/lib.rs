@@ -104,6 +104,10 @@ pub fn with_commands<R: tauri::Runtime>(builder: tauri::Builder<R>, explorer: Ar
         commands::switch_branch,
         commands::transcript_markdown,
         commands::set_read_only,
+        commands::slim_preview,
+        commands::fork_slim,
+        commands::prune_session,
+        commands::compare_branches,
     ])
 }
 

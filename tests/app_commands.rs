@@ -153,3 +153,25 @@ fn read_only_from_the_command_line_cannot_be_switched_off() {
     assert!(sw["write"].is_null() && sw["note"].is_string(), "{sw}");
     assert_eq!(std::fs::read(&file).unwrap(), before, "nothing written");
 }
+
+#[test]
+fn slim_fork_prune_and_compare_through_ipc() {
+    let (dir, file) = fixture_root();
+    let a = app(dir.path());
+    let path = file.to_string_lossy().to_string();
+    let preview = invoke(&a, "slim_preview", json!({"path": path, "id": "u2"})).unwrap();
+    assert_eq!(preview, json!({"hasCompaction": true, "pathEntries": 4, "copied": 3}));
+    let slim = invoke(&a, "fork_slim", json!({"path": path, "id": "u2"})).unwrap();
+    assert_eq!(slim["leafId"], "u2");
+    assert_eq!(slim["copied"], 3);
+    assert!(std::path::Path::new(slim["file"].as_str().unwrap()).is_file());
+    // No compaction on the path to u3: refused with its code.
+    let err = invoke(&a, "fork_slim", json!({"path": path, "id": "u3"})).unwrap_err();
+    assert_eq!(err["code"], "no-compaction");
+    let pruned = invoke(&a, "prune_session", json!({"path": path, "keep": ["u3"]})).unwrap();
+    assert_eq!(pruned["copied"], 3);
+    let d = invoke(&a, "compare_branches", json!({"aPath": path, "aId": "u2", "bPath": path, "bId": "u3"})).unwrap();
+    assert_eq!(d["ancestor"]["id"], "a1");
+    assert_eq!(d["a"]["steps"][0]["id"], "c1");
+    assert_eq!(d["b"]["steps"][0]["id"], "u3");
+}

@@ -113,10 +113,10 @@ export function writeFixtures(out, { hostileUrl = "http://127.0.0.1:9" } = {}) {
 	const hub = a.assistant("What next: config loader, error pages or docs?", c2);
 	ids.branchHub = hub;
 	const b1 = a.user("Migrate the config loader to TOML instead.", hub);
-	a.assistant("Adding @iarna/toml and rewriting src/config/loader.ts.", b1);
+	a.assistant("Adding @iarna/toml and rewriting src/config/loader.ts.", b1, { tools: [{ name: "write", args: { path: "src/config/loader.ts" } }] });
 	ids.branch1Leaf = a.assistant("TOML loader done; three call sites updated.");
 	const b2 = a.user("Make the error pages match the new design.", hub);
-	a.assistant("Updating the 404 and 500 templates.", b2);
+	a.assistant("Updating the 404 and 500 templates.", b2, { tools: [{ name: "edit", args: { path: "views/500.html" } }] });
 	ids.branch2Leaf = a.assistant("Both error pages now use the shared layout.");
 	const b3 = a.user("Write the docs for the login flow.", hub);
 	ids.branchUsers = [b1, b2, b3];

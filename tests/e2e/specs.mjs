@@ -428,6 +428,95 @@ export const specs = [
 			}
 		},
 	},
+	// ------------------------------------------------------------------ steering (issue 13)
+	{
+		name: "Compare: two marked branches side by side from their common ancestor, in both themes",
+		async run({ h, fx }) {
+			const d = await h.open(["--sessions-dir", fx.root]);
+			await openSession(d, fx.ids.sessionA);
+			// Mark two leaves: one from the inspector's Mark button, one with the m key.
+			await selectRow(d, fx.ids.branch1Leaf);
+			await (await d.find("[data-testid=action-mark]")).click();
+			await selectRow(d, fx.ids.branch2Leaf);
+			await press(d, "m");
+			await d.waitFor(`[data-testid=tree-row][data-id=${q(fx.ids.branch1Leaf)}][data-marked=true]`, { what: "first mark on its row" });
+			await d.waitFor(`[data-testid=tree-row][data-id=${q(fx.ids.branch2Leaf)}][data-marked=true]`, { what: "second mark on its row" });
+			const bar = await (await d.waitFor("[data-testid=marked-bar]")).text();
+			assert.ok(bar.includes("2 marked"), bar);
+			await (await d.find("[data-testid=action-compare]")).click();
+			await d.waitFor("[data-testid=compare-view] [data-testid=compare-row]", { what: "compare rows" });
+			const anc = await d.find("[data-testid=compare-ancestor] [data-id]");
+			assert.equal(await anc.attr("data-id"), fx.ids.branchHub, "the common ancestor is the hub");
+			// The core's answer, through the CLI, is what the view shows.
+			const want = cliJson("diff", fx.ids.sessionA, fx.ids.branch1Leaf, fx.ids.branch2Leaf);
+			const rows = await d.findAll("[data-testid=compare-view] [data-testid=compare-row]");
+			assert.equal(rows.length, want.rows.length);
+			const sideA = await (await d.find("[data-testid=compare-side-a]")).text();
+			const sideB = await (await d.find("[data-testid=compare-side-b]")).text();
+			assert.ok(sideA.includes("src/config/loader.ts") && !sideA.includes("views/500.html"), sideA);
+			assert.ok(sideB.includes("views/500.html") && !sideB.includes("src/config/loader.ts"), sideB);
+			const first = await rows[0].text();
+			assert.ok(first.includes("Migrate the config loader") && first.includes("Make the error pages"), first);
+			const ctx = await d.findAll("[data-testid=compare-context-row]");
+			const ops = await Promise.all(ctx.map((r) => r.attr("data-op")));
+			assert.equal(ops.filter((o) => o === "same").length, want.contextShared);
+			assert.ok(ops.includes("a") && ops.includes("b"), ops.join(","));
+			for (const theme of ["first", "second"]) {
+				const mode = await d.exec("return document.documentElement.className");
+				await h.shot(`compare-${mode}`);
+				if (theme === "first") await toggleTheme(h, d);
+			}
+			// Fork compacted explains itself before writing anything; Keep only these branches too.
+			const folder = dirname(fx.ids.sessionA);
+			const before = sessionFiles(folder);
+			await (await d.find("[data-testid=tab-tree]")).click();
+			await selectRow(d, fx.ids.branch1Leaf);
+			await (await d.find("[data-testid=action-fork-slim]")).click();
+			const explain = await (await d.waitFor("[data-testid=write-explain]")).text();
+			assert.ok(/Creates a new session file/.test(explain) && /untouched/.test(explain), explain);
+			assert.deepEqual(sessionFiles(folder), before, "nothing written before Create");
+			await h.shot("fork-compacted-explain");
+			await (await d.find("[data-testid=write-confirm]")).click();
+			const slim = await until(() => {
+				const now = sessionFiles(folder).filter((f) => !before.includes(f));
+				return now.length === 1 ? join(folder, now[0]) : null;
+			}, "the slim fork file");
+			const head = JSON.parse((await fileLines(slim))[0]);
+			assert.equal(head.parentSession, fx.ids.sessionA);
+			const ctxSlim = cliJson("context", slim);
+			const ctxSrc = cliJson("context", fx.ids.sessionA, "--leaf", fx.ids.branch1Leaf);
+			assert.deepEqual(ctxSlim.messages, ctxSrc.messages, "same context as the source at the node");
+			assert.ok(ctxSlim.messages.length > 0);
+			// Keep only these branches: the two marked leaves' paths, nothing else.
+			await openSession(d, fx.ids.sessionA);
+			await selectRow(d, fx.ids.branch2Leaf);
+			const before2 = sessionFiles(folder);
+			await (await d.find("[data-testid=action-prune]")).click();
+			const explain2 = await (await d.waitFor("[data-testid=write-explain]")).text();
+			assert.ok(/2 paths/.test(explain2) && /Nothing is deleted/.test(explain2), explain2);
+			assert.deepEqual(sessionFiles(folder), before2, "nothing written before Create");
+			await h.shot("keep-only-explain");
+			await (await d.find("[data-testid=write-confirm]")).click();
+			const pruned = await until(() => {
+				const now = sessionFiles(folder).filter((f) => !before2.includes(f));
+				return now.length === 1 ? join(folder, now[0]) : null;
+			}, "the pruned copy");
+			const tree = cliJson("tree", pruned);
+			const ids = JSON.stringify(tree);
+			assert.ok(ids.includes(fx.ids.branch1Leaf) && ids.includes(fx.ids.branch2Leaf) && !ids.includes(fx.ids.branch3Leaf), "only the kept branches");
+			for (const leaf of [fx.ids.branch1Leaf, fx.ids.branch2Leaf]) {
+				assert.deepEqual(cliJson("context", pruned, "--leaf", leaf).messages, cliJson("context", fx.ids.sessionA, "--leaf", leaf).messages, `context at ${leaf}`);
+			}
+			// Before the first compaction there is nothing to slim: said so, the ordinary fork offered.
+			await openSession(d, fx.ids.sessionA);
+			await selectRow(d, fx.ids.firstHidden);
+			await (await d.find("[data-testid=action-fork-slim]")).click();
+			const none = await (await d.waitFor("[data-testid=write-explain]")).text();
+			assert.ok(/No compaction on this path/.test(none), none);
+			assert.equal((await d.findAll("[data-testid=write-confirm]")).length, 0);
+			await d.find("[data-testid=write-fork-instead]");
+		},
+	},
 	// ------------------------------------------------------------------ transcript (issue 7)
 	{
 		name: "transcript: the switcher steps between three branches, appends one leaf line, and pi resumes there",

@@ -97,14 +97,44 @@ enum Cmd {
         file: PathBuf,
         id: String,
         /// Fork before the entry (at its parent), as pi's /fork offers for user messages
-        #[arg(long)]
+        #[arg(long, conflicts_with = "slim")]
         before: bool,
+        /// Slim fork: only what the context at ID needs (the latest compaction, its kept
+        /// entries and what follows, model and thinking level, labels); exit 3 when the path
+        /// has no compaction
+        #[arg(long)]
+        slim: bool,
         #[command(flatten)]
         sessions: RootArg,
     },
     /// Serve the explorer's UI and API over HTTP (127.0.0.1; the printed URL carries a token;
     /// read-only unless --allow-writes). Remote box: `ssh -L 8765:127.0.0.1:8765 box 'pi-session serve'`
     Serve(serve::ServeArgs),
+    /// Copy the session keeping only the root→leaf paths of the given entries (a new file
+    /// beside it; the source is untouched)
+    Prune {
+        file: PathBuf,
+        /// Entries whose root→entry paths are kept (one or more)
+        #[arg(long, required = true, num_args = 1.., value_name = "ID")]
+        keep: Vec<String>,
+        #[command(flatten)]
+        sessions: RootArg,
+    },
+    /// Compare two nodes from their common ancestor: steps side by side, tool calls, files
+    /// touched, tokens and cost, and the contexts at the two tips
+    Diff {
+        file: PathBuf,
+        /// `ID` (an entry of FILE), `FILE2:ID`, or `FILE2:` (FILE2's leaf); FILE2 must be of
+        /// FILE's fork family
+        a: String,
+        /// Same syntax as A
+        b: String,
+        #[arg(long)]
+        json: bool,
+        /// Width of the two-column text output
+        #[arg(long, default_value_t = 160)]
+        width: usize,
+    },
     /// Report damage in a file or every file under a root; exit 1 when any finding is an error
     Check {
         /// A session file or a folder (default: the sessions root)
@@ -177,7 +207,31 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
             let a = write::set_label(&file, &id, text.as_deref(), &write_opts(&sessions, read_only))?;
             print_json(&Wrote::from(a))?;
         }
-        Cmd::Fork { file, id, before, sessions } => {
+        Cmd::Fork { file, id, slim: true, sessions, .. } => {
+            let opts = write_opts(&sessions, read_only);
+            write::validate_id(&id)?;
+            match pi_session::slim::fork_slim(&file, &id, &opts) {
+                Ok(f) => {
+                    eprintln!("pi-session: slim fork: {} → {} ({} of {} path entries)", size(f.bytes_before), size(f.bytes_after), f.copied, f.path_entries);
+                    print_json(&f)?;
+                }
+                Err(e @ Error::NoCompaction { .. }) => {
+                    eprintln!("pi-session: {e}");
+                    return Ok(ExitCode::from(3));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Cmd::Prune { file, keep, sessions } => {
+            let opts = write_opts(&sessions, read_only);
+            for id in &keep {
+                write::validate_id(id)?;
+            }
+            let p = pi_session::slim::prune(&file, &keep, &opts)?;
+            eprintln!("pi-session: pruned copy: {} → {} ({} entries kept, {} left out)", size(p.bytes_before), size(p.bytes_after), p.copied, p.dropped);
+            print_json(&p)?;
+        }
+        Cmd::Fork { file, id, before, sessions, .. } => {
             let opts = write_opts(&sessions, read_only);
             if read_only {
                 return Err(Error::ReadOnlyMode);
@@ -193,6 +247,26 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
                 copied: usize,
             }
             print_json(&Out { file: f.file, leaf_id: f.leaf_id, copied: f.copied })?;
+        }
+        Cmd::Diff { file, a, b, json, width } => {
+            let open = |spec: &str| -> Result<(Session, String), Error> {
+                let (f, id) = pi_session::diff::parse_node_spec(spec, &file);
+                let s = Session::open(&f)?;
+                let id = match id {
+                    Some(id) => id.to_string(),
+                    None => s.leaf_id().map(str::to_string).ok_or_else(|| Error::Invalid(format!("{}: the leaf is before the first entry", f.display())))?,
+                };
+                write::validate_id(&id)?;
+                Ok((s, id))
+            };
+            let (sa, ia) = open(&a)?;
+            let (sb, ib) = open(&b)?;
+            let d = pi_session::diff::diff(&sa, &ia, &sb, &ib)?;
+            if json {
+                print_json(&d)?;
+            } else {
+                print!("{}", pi_session::diff::ascii(&d, width));
+            }
         }
         Cmd::List { root, json } => {
             let root = resolve_root(root.sessions_dir.as_deref()).path;
@@ -342,6 +416,16 @@ fn summary_line(s: &SessionSummary) -> String {
         flag,
         s.path.display()
     )
+}
+
+/// A byte count for people: `812 B`, `45.2 KB`, `12.3 MB`.
+fn size(bytes: u64) -> String {
+    match bytes {
+        b if b < 1000 => format!("{b} B"),
+        b if b < 1_000_000 => format!("{:.1} KB", b as f64 / 1e3),
+        b if b < 1_000_000_000 => format!("{:.1} MB", b as f64 / 1e6),
+        b => format!("{:.2} GB", b as f64 / 1e9),
+    }
 }
 
 fn print_diags(d: &[pi_session::Diagnostic]) {

@@ -111,6 +111,20 @@ struct Markdown {
 }
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Prune {
+    path: String,
+    keep: Vec<String>,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Compare {
+    a_path: String,
+    a_id: String,
+    b_path: String,
+    b_id: String,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct ReadOnly {
     on: bool,
 }
@@ -209,6 +223,22 @@ pub fn call(ex: &Explorer, command: &str, arguments: Value) -> Result<Value, Ser
         "transcript_markdown" => {
             let a: Markdown = args(c, v)?;
             ok(ex.transcript_markdown(&a.path, a.ids.as_deref()))
+        }
+        "slim_preview" => {
+            let a: PathId = args(c, v)?;
+            ok(ex.slim_preview(&a.path, &a.id))
+        }
+        "fork_slim" => {
+            let a: PathId = args(c, v)?;
+            ok(ex.fork_slim(&a.path, &a.id))
+        }
+        "prune_session" => {
+            let a: Prune = args(c, v)?;
+            ok(ex.prune(&a.path, &a.keep))
+        }
+        "compare_branches" => {
+            let a: Compare = args(c, v)?;
+            ok(ex.compare(&a.a_path, &a.a_id, &a.b_path, &a.b_id))
         }
         "set_read_only" => val(ex.set_read_only(args::<ReadOnly>(c, v)?.on)),
         _ => Err(ServeError::UnknownCommand(command.into())),

@@ -11,6 +11,7 @@ pub mod cache;
 pub mod context;
 pub mod diag;
 pub mod edits;
+pub mod diff;
 pub mod entry;
 pub mod explorer;
 pub mod forks;
@@ -24,6 +25,8 @@ pub mod preview;
 pub mod scan;
 pub mod session;
 pub mod skeleton;
+pub mod slim;
+pub mod steer;
 pub mod summary;
 pub mod tree;
 pub mod view;
@@ -61,6 +64,10 @@ pub enum Error {
     InvalidId(String),
     #[error("read-only mode: nothing is written")]
     ReadOnlyMode,
+    #[error("{}: the path to {id} has no compaction, so a slim fork would copy all of it; an ordinary fork (`pi-session fork FILE {id}`) is what fits", path.display())]
+    NoCompaction { path: PathBuf, id: String },
+    #[error("{} and {}: not one fork family (no parentSession link between them, no common entry)", a.display(), b.display())]
+    NotRelated { a: PathBuf, b: PathBuf },
     #[error("{0}")]
     Invalid(String),
 }
@@ -87,6 +94,8 @@ impl Error {
             Error::OutsideRoot { .. } => "outside-root",
             Error::InvalidId(_) => "invalid-id",
             Error::ReadOnlyMode => "read-only-mode",
+            Error::NoCompaction { .. } => "no-compaction",
+            Error::NotRelated { .. } => "not-related",
             Error::Invalid(_) => "invalid",
         }
     }

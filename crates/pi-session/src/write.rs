@@ -157,7 +157,7 @@ fn wait_stable(path: &Path, s: &Session, stable_for: Duration) -> Result<(), Err
     Ok(())
 }
 
-fn target_node(s: &Session, id: &str) -> Result<u32, Error> {
+pub(crate) fn target_node(s: &Session, id: &str) -> Result<u32, Error> {
     validate_id(id)?;
     let i = s.node(id)?;
     // pi follows `parentId` without a guard: a cycle on the path, or an entry naming itself as
@@ -280,102 +280,156 @@ pub fn fork_target(s: &Session, id: &str, before: bool) -> Result<Option<String>
 /// source's folder: a header, the root→target lines copied byte for byte, a label line for
 /// each label in effect on the path whose label line is not on it, and a `leaf` line.
 pub fn fork(path: &Path, target: Option<&str>, opts: &WriteOptions) -> Result<Forked, Error> {
+    let (s, real) = open_source(path, opts, "fork")?;
+    let node = match target {
+        Some(t) => Some(target_node(&s, t)?),
+        None => None,
+    };
+    let path_nodes = node.map(|n| s.tree.path_to(n)).unwrap_or_default();
+    let mut new = NewSession::start(&s, &real);
+    // The path, byte for byte.
+    let mut f = File::open(&real).map_err(|e| Error::io(&real, e))?;
+    for &i in &path_nodes {
+        new.copy_line(&s, &mut f, i)?;
+    }
+    new.label_lines(&s, &path_nodes, target.map(str::to_string));
+    new.leaf_line(target);
+    let file = new.finish(&real)?;
+    Ok(Forked { file, leaf_id: target.map(str::to_string), copied: path_nodes.len() })
+}
+
+/// Opens the source of a new file (a fork, a slim fork, a pruned copy): confined, writable
+/// (version 3 with a valid header). `what` names the write in the refusal.
+pub(crate) fn open_source(path: &Path, opts: &WriteOptions, what: &str) -> Result<(Session, PathBuf), Error> {
     if opts.read_only {
         return Err(Error::ReadOnlyMode);
     }
     let real = confine(path, opts.root.as_deref())?;
     let s = Session::open(&real)?;
     if let Some(why) = read_only_message(&s) {
-        return Err(Error::ReadOnly { path: path.to_path_buf(), message: format!("cannot fork: {why}") });
+        return Err(Error::ReadOnly { path: path.to_path_buf(), message: format!("cannot {what}: {why}") });
     }
-    let node = match target {
-        Some(t) => Some(target_node(&s, t)?),
-        None => None,
-    };
-    let path_nodes = node.map(|n| s.tree.path_to(n)).unwrap_or_default();
-    let folder = real.parent().ok_or_else(|| Error::Invalid("a session file has a folder".into()))?.to_path_buf();
-    let header = s.index.header.as_ref().expect("a writable session has a header");
+    Ok((s, real))
+}
 
-    let now = now_iso();
-    let id = uuid::Uuid::now_v7().to_string();
-    let mut out: Vec<u8> = Vec::new();
-    let mut head = serde_json::Map::new();
-    head.insert("type".into(), "session".into());
-    head.insert("version".into(), 3.into());
-    head.insert("id".into(), id.clone().into());
-    head.insert("timestamp".into(), now.clone().into());
-    if let Some(cwd) = &header.cwd {
-        head.insert("cwd".into(), cwd.clone().into());
+/// A new session file being assembled in memory from a source: the header (with
+/// `parentSession` → the source), copied lines, label lines, a `leaf` line.
+pub(crate) struct NewSession {
+    pub out: Vec<u8>,
+    pub now: String,
+    id: String,
+    used: std::collections::HashSet<String>,
+}
+
+impl NewSession {
+    /// A header like pi's `createBranchedSession`: version 3, a fresh uuid v7, the source's
+    /// cwd, `parentSession` = the source's resolved path.
+    pub fn start(s: &Session, real: &Path) -> NewSession {
+        let header = s.index.header.as_ref().expect("a writable session has a header");
+        let now = now_iso();
+        let id = uuid::Uuid::now_v7().to_string();
+        let mut out: Vec<u8> = Vec::new();
+        let mut head = serde_json::Map::new();
+        head.insert("type".into(), "session".into());
+        head.insert("version".into(), 3.into());
+        head.insert("id".into(), id.clone().into());
+        head.insert("timestamp".into(), now.clone().into());
+        if let Some(cwd) = &header.cwd {
+            head.insert("cwd".into(), cwd.clone().into());
+        }
+        head.insert("parentSession".into(), real.to_string_lossy().into_owned().into());
+        out.extend_from_slice(serde_json::Value::Object(head).to_string().as_bytes());
+        out.push(b'\n');
+        let used = s.index.by_id.keys().map(|k| k.to_string()).collect();
+        NewSession { out, now, id, used }
     }
-    head.insert("parentSession".into(), real.to_string_lossy().into_owned().into());
-    out.extend_from_slice(serde_json::Value::Object(head).to_string().as_bytes());
-    out.push(b'\n');
 
-    // The path, byte for byte.
-    let mut f = File::open(&real).map_err(|e| Error::io(&real, e))?;
-    let mut on_path = std::collections::HashSet::new();
-    for &i in &path_nodes {
+    /// Copies entry `i`'s line byte for byte.
+    pub fn copy_line(&mut self, s: &Session, f: &mut File, i: u32) -> Result<(), Error> {
         let e = &s.index.entries[i as usize];
-        let bytes = read_at(&mut f, e.offset, e.len as usize).map_err(|err| Error::io(&real, err))?;
-        out.extend_from_slice(&bytes);
-        out.push(b'\n');
-        on_path.insert(i);
+        let bytes = read_at(f, e.offset, e.len as usize).map_err(|err| Error::io(&s.index.path, err))?;
+        self.out.extend_from_slice(&bytes);
+        self.out.push(b'\n');
+        Ok(())
     }
-    // Labels: what the copied label lines leave in effect, replayed in path order.
-    let mut replayed: std::collections::HashMap<&str, Option<&str>> = std::collections::HashMap::new();
-    for &i in &path_nodes {
-        if let crate::Detail::Label { target: Some(t), label } = &s.index.entries[i as usize].detail {
-            replayed.insert(t.as_str(), label.as_deref());
-        }
+
+    pub fn push_line(&mut self, line: &str) {
+        self.out.extend_from_slice(line.as_bytes());
+        self.out.push(b'\n');
     }
-    let mut used: std::collections::HashSet<String> = s.index.by_id.keys().map(|k| k.to_string()).collect();
-    let mut fresh = || loop {
-        let id = uuid::Uuid::new_v4().simple().to_string()[..8].to_string();
-        if used.insert(id.clone()) {
-            return id;
-        }
-    };
-    let mut prev = target.map(str::to_string);
-    let mut label_line = |out: &mut Vec<u8>, target: &str, text: Option<&str>| {
-        let lid = fresh();
-        let mut line = serde_json::Map::new();
-        line.insert("type".into(), "label".into());
-        line.insert("id".into(), lid.clone().into());
-        line.insert("parentId".into(), prev.clone().into());
-        line.insert("timestamp".into(), now.clone().into());
-        line.insert("targetId".into(), target.into());
-        if let Some(text) = text {
-            line.insert("label".into(), text.into());
-        }
-        out.extend_from_slice(serde_json::Value::Object(line).to_string().as_bytes());
-        out.push(b'\n');
-        prev = Some(lid);
-    };
-    // Labels in effect on path entries that the copied lines do not already leave in effect
-    // (set or relabelled by a line off the path).
-    for (tid, info) in &s.tree.labels {
-        let Some(ti) = s.index.index_of(tid) else { continue };
-        if !on_path.contains(&ti) || replayed.get(tid.as_str()) == Some(&Some(info.text.as_str())) {
-            continue;
-        }
-        label_line(&mut out, tid, Some(&info.text));
-    }
-    // Labels a copied line sets that a line off the path cleared: cleared again.
-    let mut cleared = std::collections::HashSet::new();
-    for &i in &path_nodes {
-        if let crate::Detail::Label { target: Some(t), .. } = &s.index.entries[i as usize].detail {
-            let on = s.index.index_of(t).is_some_and(|ti| on_path.contains(&ti));
-            if on && matches!(replayed.get(t.as_str()), Some(Some(_))) && !s.tree.labels.contains_key(t) && cleared.insert(t.clone()) {
-                label_line(&mut out, t, None);
+
+    /// A fresh 8-hex id used neither in the source nor in this file.
+    pub fn fresh_id(&mut self) -> String {
+        loop {
+            let id = uuid::Uuid::new_v4().simple().to_string()[..8].to_string();
+            if self.used.insert(id.clone()) {
+                return id;
             }
         }
     }
-    out.extend_from_slice(leaf_line(&fresh(), target, &now).as_bytes());
-    out.push(b'\n');
 
-    let name = format!("{}_{}.jsonl", now.replace([':', '.'], "-"), id);
-    let file = write_new_file(&folder, &name, &out)?;
-    Ok(Forked { file, leaf_id: target.map(str::to_string), copied: path_nodes.len() })
+    /// After the lines of `copied` (entry indexes, in the order written), the label lines that
+    /// make the labels in effect on copied entries equal the source's: a label set or changed
+    /// by a line that was not copied is set again; a label a copied line sets that a line not
+    /// copied cleared is cleared again. The lines chain from `parent`. Returns how many.
+    pub fn label_lines(&mut self, s: &Session, copied: &[u32], parent: Option<String>) -> usize {
+        let present: std::collections::HashSet<u32> = copied.iter().copied().collect();
+        // What the copied label lines leave in effect, replayed in the order written.
+        let mut replayed: std::collections::HashMap<&str, Option<&str>> = std::collections::HashMap::new();
+        for &i in copied {
+            if let crate::Detail::Label { target: Some(t), label } = &s.index.entries[i as usize].detail {
+                replayed.insert(t.as_str(), label.as_deref());
+            }
+        }
+        let mut lines: Vec<(String, Option<String>)> = Vec::new();
+        for (tid, info) in &s.tree.labels {
+            let Some(ti) = s.index.index_of(tid) else { continue };
+            if !present.contains(&ti) || replayed.get(tid.as_str()) == Some(&Some(info.text.as_str())) {
+                continue;
+            }
+            lines.push((tid.to_string(), Some(info.text.clone())));
+        }
+        let mut cleared = std::collections::HashSet::new();
+        for &i in copied {
+            if let crate::Detail::Label { target: Some(t), .. } = &s.index.entries[i as usize].detail {
+                let on = s.index.index_of(t).is_some_and(|ti| present.contains(&ti));
+                if on && matches!(replayed.get(t.as_str()), Some(Some(_))) && !s.tree.labels.contains_key(t) && cleared.insert(t.clone()) {
+                    lines.push((t.to_string(), None));
+                }
+            }
+        }
+        let mut prev = parent;
+        for (target, text) in &lines {
+            let lid = self.fresh_id();
+            let mut line = serde_json::Map::new();
+            line.insert("type".into(), "label".into());
+            line.insert("id".into(), lid.clone().into());
+            line.insert("parentId".into(), prev.clone().into());
+            line.insert("timestamp".into(), self.now.clone().into());
+            line.insert("targetId".into(), target.as_str().into());
+            if let Some(text) = text {
+                line.insert("label".into(), text.as_str().into());
+            }
+            let line = serde_json::Value::Object(line).to_string();
+            self.push_line(&line);
+            prev = Some(lid);
+        }
+        lines.len()
+    }
+
+    /// The `leaf` line: pi resumes the new file at `target`.
+    pub fn leaf_line(&mut self, target: Option<&str>) {
+        let id = self.fresh_id();
+        let line = leaf_line(&id, target, &self.now);
+        self.push_line(&line);
+    }
+
+    /// Writes the file crash-safely beside the source under pi's naming, `<now>_<id>.jsonl`.
+    pub fn finish(self, real: &Path) -> Result<PathBuf, Error> {
+        let folder = real.parent().ok_or_else(|| Error::Invalid("a session file has a folder".into()))?;
+        let name = format!("{}_{}.jsonl", self.now.replace([':', '.'], "-"), self.id);
+        write_new_file(folder, &name, &self.out)
+    }
 }
 
 /// Writes `bytes` to `folder/name` crash-safely: hidden temporary file, fsync, link into

@@ -119,7 +119,12 @@ impl Explorer {
         self.app_info()
     }
 
-    pub(super) fn write_opts(&self) -> WriteOptions {
+    /// A new session file appeared under the root: the next listing reads the folder again.
+    pub(crate) fn invalidate_listing(&self) {
+        self.lister.state.lock().unwrap().invalidate();
+    }
+
+    pub(crate) fn write_opts(&self) -> WriteOptions {
         WriteOptions { root: Some(self.root.clone()), read_only: self.is_read_only(), ..Default::default() }
     }
 

@@ -1,6 +1,7 @@
 // Keyboard of the tree view, as pi's /tree: arrows move, ←/→ and PageUp/PageDown by a page,
 // Home/End, Enter/Space open a fold or collapse a branch point, z/- fold and unfold, [ ] jump
-// between branch points, f cycles the filter, / focuses find.
+// between branch points, f cycles the filter, / focuses find. m marks the selected node (as
+// Ctrl+click does) for Compare and Keep only these branches; c compares the two marked nodes.
 
 import type { AppState } from "../../lib/state/app.svelte";
 import type { TreeRow } from "../../lib/bindings/TreeRow";

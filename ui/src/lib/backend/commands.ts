@@ -22,12 +22,15 @@ import type { TranscriptPage } from "../bindings/TranscriptPage";
 import type { TreePage } from "../bindings/TreePage";
 import type { TreeQuery } from "../bindings/TreeQuery";
 import type { WriteResult } from "../bindings/WriteResult";
+import type { BranchDiff } from "../bindings/BranchDiff";
+import type { NewFileResult } from "../bindings/NewFileResult";
+import type { SlimPreview } from "../bindings/SlimPreview";
 
 
 export type Args = Record<string, unknown>;
 
 /** Commands after which the backend's state differs (writes and the read-only switch). */
-export const STATEFUL_COMMANDS: ReadonlySet<string> = new Set(["navigate", "set_label", "fork_session", "switch_branch", "set_read_only"]);
+export const STATEFUL_COMMANDS: ReadonlySet<string> = new Set(["navigate", "set_label", "fork_session", "switch_branch", "set_read_only", "fork_slim", "prune_session"]);
 
 export abstract class CommandBackend implements Backend {
   abstract readonly kind: Backend["kind"];
@@ -89,5 +92,17 @@ export abstract class CommandBackend implements Backend {
   }
   setReadOnly(on: boolean) {
     return this.call<AppInfo>("set_read_only", { on });
+  }
+  slimPreview(path: string, id: string) {
+    return this.call<SlimPreview>("slim_preview", { path, id });
+  }
+  forkSlim(path: string, id: string) {
+    return this.call<NewFileResult>("fork_slim", { path, id });
+  }
+  pruneSession(path: string, keep: string[]) {
+    return this.call<NewFileResult>("prune_session", { path, keep });
+  }
+  compareBranches(aPath: string, aId: string, bPath: string, bId: string) {
+    return this.call<BranchDiff>("compare_branches", { aPath, aId, bPath, bId });
   }
 }

@@ -24,6 +24,9 @@ import type { TranscriptPage } from "../bindings/TranscriptPage";
 import type { TreePage } from "../bindings/TreePage";
 import type { TreeQuery } from "../bindings/TreeQuery";
 import type { WriteResult } from "../bindings/WriteResult";
+import type { BranchDiff } from "../bindings/BranchDiff";
+import type { NewFileResult } from "../bindings/NewFileResult";
+import type { SlimPreview } from "../bindings/SlimPreview";
 
 export type Unsubscribe = () => void;
 
@@ -50,6 +53,11 @@ export interface Backend {
   switchBranch(path: string, toId: string): Promise<SwitchResult>;
   transcriptMarkdown(path: string, ids: string[] | null): Promise<string>;
   setReadOnly(on: boolean): Promise<AppInfo>;
+  /** Slim fork, pruned copy, compare. */
+  slimPreview(path: string, id: string): Promise<SlimPreview>;
+  forkSlim(path: string, id: string): Promise<NewFileResult>;
+  pruneSession(path: string, keep: string[]): Promise<NewFileResult>;
+  compareBranches(aPath: string, aId: string, bPath: string, bId: string): Promise<BranchDiff>;
 
   /** `root-changed`: files under the root grew, appeared or disappeared. */
   onRootChanged(cb: (e: RootChanged) => void): Unsubscribe;
@@ -70,6 +78,8 @@ export type ErrorCode =
   | "outside-root"
   | "invalid-id"
   | "read-only-mode"
+  | "no-compaction"
+  | "not-related"
   | "invalid"
   | "internal";
 

@@ -15,10 +15,11 @@ import type { TreeFilter } from "../bindings/TreeFilter";
 import type { TreeQuery } from "../bindings/TreeQuery";
 import type { TreeRow } from "../bindings/TreeRow";
 import type { WriteResult } from "../bindings/WriteResult";
+import type { BranchDiff } from "../bindings/BranchDiff";
 import { TreeData } from "../../features/tree/treeData.svelte";
 import { Toasts } from "./toasts.svelte";
 
-export type CenterTab = "tree" | "forks" | "transcript";
+export type CenterTab = "tree" | "forks" | "transcript" | "compare";
 
 /** Sessions in the first listing of a start (the rest follow at once). */
 export const FIRST_SCREEN = 300;
@@ -413,6 +414,60 @@ export class AppState {
     }
   }
 
+  // ---------------------------------------------------------------- slim fork, pruned copy, compare
+
+  /** Entries marked in the tree (Ctrl+click or `m`) for "Compare" and "Keep only these branches". */
+  marked = $state<Selection[]>([]);
+  /** The last comparison (shown in the Compare tab). */
+  comparison = $state.raw<BranchDiff | null>(null);
+
+  isMarked(path: string, id: string): boolean {
+    return this.marked.some((m) => m.path === path && m.id === id);
+  }
+
+  toggleMark(sel: Selection | null) {
+    if (!sel || sel.fold) return;
+    this.marked = this.isMarked(sel.path, sel.id) ? this.marked.filter((m) => !(m.path === sel.path && m.id === sel.id)) : [...this.marked, { path: sel.path, id: sel.id }];
+  }
+
+  clearMarks() {
+    this.marked = [];
+  }
+
+  async forkSlim(path: string, id: string) {
+    try {
+      const res = await this.backend.forkSlim(path, id);
+      this.toasts.show("success", `Forked compacted: ${bytes(res.bytesBefore)} → ${bytes(res.bytesAfter)}`);
+      await this.refreshList();
+      await this.openSession(res.file, { select: res.leafId });
+    } catch (e) {
+      this.error(e, "Fork compacted failed");
+    }
+  }
+
+  async pruneTo(path: string, keep: string[]) {
+    try {
+      const res = await this.backend.pruneSession(path, keep);
+      this.toasts.show("success", `Pruned copy written: ${res.copied} entries, ${bytes(res.bytesBefore)} → ${bytes(res.bytesAfter)}; the original is untouched`);
+      this.clearMarks();
+      await this.refreshList();
+      await this.openSession(res.file, { select: res.leafId });
+    } catch (e) {
+      this.error(e, "Keep only these branches failed");
+    }
+  }
+
+  async compareMarked() {
+    if (this.marked.length !== 2) return;
+    const [a, b] = this.marked;
+    try {
+      this.comparison = await this.backend.compareBranches(a.path, a.id, b.path, b.id);
+      this.centerTab = "compare";
+    } catch (e) {
+      this.error(e, "Compare failed");
+    }
+  }
+
   // ---------------------------------------------------------------- live
 
   private onRootChanged(e: RootChanged) {
@@ -424,6 +479,14 @@ export class AppState {
     }
     if (e.changed.length) void this.refreshOpen(e.changed);
   }
+}
+
+/** A byte count for people. */
+export function bytes(n: number): string {
+  if (n < 1000) return `${n} B`;
+  if (n < 1e6) return `${(n / 1e3).toFixed(1)} KB`;
+  if (n < 1e9) return `${(n / 1e6).toFixed(1)} MB`;
+  return `${(n / 1e9).toFixed(2)} GB`;
 }
 
 function sameQuery(a: TreeQuery, b: TreeQuery): boolean {
