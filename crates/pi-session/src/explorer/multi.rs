@@ -115,6 +115,11 @@ impl Explorer {
         (m, forks, indexed, total)
     }
 
+    /// The merged sessions' summaries (for search).
+    pub(super) fn merged_summaries(&self) -> Vec<crate::summary::SessionSummary> {
+        self.merged().0.sessions.into_iter().map(|s| s.summary).collect()
+    }
+
     pub(super) fn list_sessions_multi(&self) -> SessionList {
         let (m, forks, indexed, total) = self.merged();
         let sessions = m
