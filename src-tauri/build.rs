@@ -19,6 +19,9 @@ const COMMANDS: &[&str] = &[
     "switch_branch",
     "transcript_markdown",
     "set_read_only",
+    "add_root",
+    "remove_root",
+    "set_root_read_only",
 ];
 
 fn main() {

@@ -48,6 +48,10 @@ export interface Backend {
   switchBranch(path: string, toId: string): Promise<SwitchResult>;
   transcriptMarkdown(path: string, ids: string[] | null): Promise<string>;
   setReadOnly(on: boolean): Promise<AppInfo>;
+  /** Several roots (optional: the app has them). Each answers the new `AppInfo` (its `roots`). */
+  addRoot?(path: string, name: string | null, readOnly: boolean): Promise<AppInfo>;
+  removeRoot?(name: string): Promise<AppInfo>;
+  setRootReadOnly?(name: string, on: boolean): Promise<AppInfo>;
 
   /** `root-changed`: files under the root grew, appeared or disappeared. */
   onRootChanged(cb: (e: RootChanged) => void): Unsubscribe;

@@ -105,6 +105,15 @@ export class TauriBackend implements Backend {
   setReadOnly(on: boolean) {
     return call<AppInfo>("set_read_only", { on });
   }
+  addRoot(path: string, name: string | null, readOnly: boolean) {
+    return call<AppInfo>("add_root", { path, name, readOnly });
+  }
+  removeRoot(name: string) {
+    return call<AppInfo>("remove_root", { name });
+  }
+  setRootReadOnly(name: string, on: boolean) {
+    return call<AppInfo>("set_root_read_only", { name, on });
+  }
   onRootChanged(cb: (e: RootChanged) => void): Unsubscribe {
     return subscribe<RootChanged>("root-changed", cb);
   }
