@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::diag::DiagKind;
 use crate::forks::{ForkInfo, ForkStatus};
 use crate::listing::{Listing, PathFinding};
+use crate::session::FileStamp;
 use crate::summary::SessionSummary;
 use crate::write::{self, WriteOptions};
 use crate::Error;
@@ -192,9 +193,39 @@ fn read_full(f: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
     Ok(n)
 }
 
+/// Byte comparisons of session copies, kept while both files are unchanged (a listing of
+/// synced roots then reads no file twice).
+#[derive(Debug, Default)]
+pub struct Comparisons(HashMap<(PathBuf, PathBuf), (FileStamp, FileStamp, Option<u64>)>);
+
+impl Comparisons {
+    /// [`first_difference`], answered from memory when neither file changed.
+    pub fn first_difference(&mut self, a: &Path, b: &Path) -> std::io::Result<Option<u64>> {
+        let stamp = |p: &Path| std::fs::metadata(p).map(|m| FileStamp::of(&m));
+        let (sa, sb) = (stamp(a)?, stamp(b)?);
+        let key = (a.to_path_buf(), b.to_path_buf());
+        if let Some(&(ka, kb, d)) = self.0.get(&key) {
+            if ka == sa && kb == sb {
+                return Ok(d);
+            }
+        }
+        let d = first_difference(a, b)?;
+        if self.0.len() > 100_000 {
+            self.0.clear();
+        }
+        self.0.insert(key, (sa, sb, d));
+        Ok(d)
+    }
+}
+
 /// One listing over all roots (in the order given): sessions sorted by path within a root,
 /// copies of one session id merged or flagged (module docs).
 pub fn merge(listings: Vec<(RootSpec, Listing)>) -> MultiListing {
+    merge_with(listings, &mut Comparisons::default())
+}
+
+/// [`merge`] with comparisons remembered across listings.
+pub fn merge_with(listings: Vec<(RootSpec, Listing)>, cmp: &mut Comparisons) -> MultiListing {
     let roots: Vec<RootSpec> = listings.iter().map(|(r, _)| r.clone()).collect();
     let mut sessions: Vec<RootedSession> = Vec::new();
     let mut other = Vec::new();
@@ -221,7 +252,7 @@ pub fn merge(listings: Vec<(RootSpec, Listing)>) -> MultiListing {
             let mut absorbed = None;
             let mut diffs = Vec::new();
             for &k in &kept {
-                match first_difference(&sessions[k].summary.path, &sessions[i].summary.path) {
+                match cmp.first_difference(&sessions[k].summary.path, &sessions[i].summary.path) {
                     Ok(None) => {
                         absorbed = Some(k);
                         break;

@@ -61,6 +61,8 @@ pub struct Explorer {
     layouts: Mutex<Vec<(LayoutKey, Arc<Layout>)>>,
     /// Every root of the view, the first being `root` with `lister` (see `multi.rs`).
     roots: RwLock<Vec<(crate::roots::RootSpec, Arc<Lister>)>>,
+    /// Byte comparisons of session copies across roots, kept while the files are unchanged.
+    comparisons: Mutex<crate::roots::Comparisons>,
 }
 
 impl Explorer {
@@ -79,6 +81,7 @@ impl Explorer {
             lister: lister.clone(),
             own_writes: Mutex::new(HashMap::new()),
             layouts: Mutex::new(Vec::new()),
+            comparisons: Mutex::new(Default::default()),
             roots: RwLock::new(vec![(crate::roots::RootSpec { name: crate::roots::default_name(&root), path: root, read_only: false }, lister)]),
         }
     }

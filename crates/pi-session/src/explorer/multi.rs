@@ -110,7 +110,7 @@ impl Explorer {
             listings.push((spec, snap.listing.clone()));
             forks.extend(snap.forks.iter().cloned());
         }
-        let mut m = roots::merge(listings);
+        let mut m = roots::merge_with(listings, &mut self.comparisons.lock().unwrap());
         let forks = roots::resolve_across(&mut m, forks);
         (m, forks, indexed, total)
     }
