@@ -181,42 +181,63 @@ pub fn export(opts: &ExportOptions) -> Result<ExportReport, ArchiveError> {
     let mut parts: BTreeMap<(&'static str, String, String), table::Rows> = BTreeMap::new();
     let mut marks: Vec<(String, Mark)> = Vec::new();
     let mut seen_keys = BTreeSet::new();
+    // The files to read: new, or grown since the last run (files only grow).
+    struct Todo<'a> {
+        src: &'a Source,
+        machine: String,
+        key: String,
+        path: PathBuf,
+        old: Option<Mark>,
+        from: u64,
+    }
+    let mut todo = Vec::new();
     for src in &opts.sources {
         let machine = partition_value(&src.machine);
         let found = pi_session::scan::scan(&src.root);
-        for f in &found.files {
+        for f in found.files {
             let key = format!("{}\t{}", src.machine, f.path.display());
             if !seen_keys.insert(key.clone()) {
                 continue;
             }
             let old = manifest.files.get(&key).copied();
-            // Unchanged size: nothing new (files only grow).
             if old.is_some_and(|m| m.size == f.size) {
                 continue;
             }
             // A file that shrank was replaced: export it again from the start.
             let from = old.filter(|m| m.size <= f.size).map_or(0, |m| m.offset);
-            let ctx = rows::FileCtx { machine: &src.machine, root: &src.root, with_text: opts.with_text, seq, exported_at };
-            match rows::file_rows(&f.path, from, &ctx) {
-                Ok(r) => {
-                    report.files_changed += 1;
-                    if old.is_none() || !r.entries.is_empty() {
-                        let month = r.session_month.clone();
-                        report.session_rows += 1;
-                        parts.entry(("sessions", machine.clone(), month)).or_default().0.push(r.session);
-                    }
-                    for (month, row) in r.entries {
-                        report.entry_rows += 1;
-                        parts.entry(("entries", machine.clone(), month)).or_default().0.push(row);
-                    }
-                    for (month, row) in r.usage {
-                        report.usage_rows += 1;
-                        parts.entry(("usage", machine.clone(), month)).or_default().0.push(row);
-                    }
-                    marks.push((key, Mark { offset: r.end, size: r.size }));
+            todo.push(Todo { src, machine: machine.clone(), key, path: f.path, old, from });
+        }
+    }
+    // Files are independent: read them on all cores.
+    let results: Vec<Result<rows::FileRows, ArchiveError>> = {
+        use rayon::prelude::*;
+        todo.par_iter()
+            .map(|t| {
+                let ctx = rows::FileCtx { machine: &t.src.machine, root: &t.src.root, with_text: opts.with_text, seq, exported_at };
+                rows::file_rows(&t.path, t.from, &ctx)
+            })
+            .collect()
+    };
+    for (t, r) in todo.into_iter().zip(results) {
+        let machine = t.machine;
+        match r {
+            Ok(r) => {
+                report.files_changed += 1;
+                if t.old.is_none() || !r.entries.is_empty() {
+                    report.session_rows += 1;
+                    parts.entry(("sessions", machine.clone(), r.session_month)).or_default().0.push(r.session);
                 }
-                Err(e) => report.skipped.push((f.path.clone(), e.to_string())),
+                for (month, row) in r.entries {
+                    report.entry_rows += 1;
+                    parts.entry(("entries", machine.clone(), month)).or_default().0.push(row);
+                }
+                for (month, row) in r.usage {
+                    report.usage_rows += 1;
+                    parts.entry(("usage", machine.clone(), month)).or_default().0.push(row);
+                }
+                marks.push((t.key, Mark { offset: r.end, size: r.size }));
             }
+            Err(e) => report.skipped.push((t.path, e.to_string())),
         }
     }
     let changed_marks = marks.iter().any(|(k, m)| manifest.files.get(k) != Some(m));

@@ -351,17 +351,21 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
         }
         Cmd::Export { parquet, root, machine, with_text, json } => {
             let machine = machine.unwrap_or_else(host_name);
-            let sources = root
-                .roots()
-                .specs()
-                .iter()
-                .zip(root.sessions_dir.iter().map(Some).chain(std::iter::repeat(None)))
-                .map(|(r, arg)| {
-                    // A root named on the command line (`NAME=DIR`) is filed under that name.
-                    let named = arg.is_some_and(|a| Path::new(a) != r.path && a.contains('='));
-                    pi_session_archive::Source { machine: if named { r.name.clone() } else { machine.clone() }, root: r.path.clone() }
-                })
-                .collect();
+            // A root named on the command line (`NAME=DIR`) is filed under that name, the
+            // others under `--machine`.
+            let sources = if root.sessions_dir.is_empty() {
+                vec![pi_session_archive::Source { machine: machine.clone(), root: root.first() }]
+            } else {
+                root.sessions_dir
+                    .iter()
+                    .map(|a| {
+                        let spec = RootSpec::parse(a);
+                        let named = spec.path.as_os_str() != a.as_str();
+                        let dir = resolve_root(Some(&spec.path)).path;
+                        pi_session_archive::Source { machine: if named { spec.name } else { machine.clone() }, root: dir }
+                    })
+                    .collect()
+            };
             let opts = pi_session_archive::ExportOptions { out: parquet, sources, with_text };
             let report = pi_session_archive::export(&opts).map_err(|e| Error::Invalid(format!("export: {e}")))?;
             if json {
