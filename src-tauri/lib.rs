@@ -43,6 +43,9 @@ pub enum View {
     Transcript,
 }
 
+/// Watchers of the roots after the first, kept for the app's lifetime.
+struct OtherRootWatches(#[allow(dead_code)] Vec<pi_session::watch::RootWatch>);
+
 /// What the commands share.
 pub struct AppState {
     pub explorer: Arc<Explorer>,
@@ -170,6 +173,20 @@ pub fn run() {
                     }
                     Err(e) => tracing::warn!("cannot watch {}: {e}", root.display()),
                 }
+                // The other roots given at start are watched too (their listings are rebuilt
+                // on request; the events make the window ask).
+                let mut others = Vec::new();
+                for spec in explorer.roots().specs().iter().skip(1) {
+                    let (watched, events) = (explorer.clone(), handle.clone());
+                    match pi_session::watch::watch_root(&spec.path, Duration::from_millis(60), move |ev| {
+                        watched.root_changed();
+                        let _ = events.emit("root-changed", ev);
+                    }) {
+                        Ok(w) => others.push(w),
+                        Err(e) => tracing::warn!("cannot watch {}: {e}", spec.path.display()),
+                    }
+                }
+                handle.manage(OtherRootWatches(others));
                 explorer.prepare();
             });
             Ok(())

@@ -491,6 +491,18 @@ export const specs = [
 			assert.equal(items.length, 2, "both roots in the roots panel");
 			await h.shot("two-roots");
 
+			// The desk is watched too: a session that appears there shows up.
+			const fresh = join(desk, "--home-desk--", "2026-01-02T00-00-00-000Z_0197dddd-0000-7000-8000-000000000001.jsonl");
+			mkdirSync(dirname(fresh), { recursive: true });
+			writeFileSync(
+				fresh,
+				JSON.stringify({ type: "session", version: 3, id: "0197dddd-0000-7000-8000-000000000001", timestamp: "2026-01-02T00:00:00.000Z", cwd: "/home/desk" }) +
+					"\n" +
+					JSON.stringify({ type: "message", id: "dd000001", parentId: null, timestamp: "2026-01-02T00:00:01.000Z", message: { role: "user", content: "made on the desk", timestamp: 1 } }) +
+					"\n",
+			);
+			await until(async () => (await d.findAll("[data-testid=session-row]")).length === 10, "the new desk session listed");
+
 			// Mark the desk read-only from the window: a write to its copy is refused, the file unchanged.
 			await (await d.find("[data-testid=root-item][data-name=desk] [data-testid=root-readonly]")).click();
 			await until(async () => (await d.exec("return window.__TAURI_INTERNALS__.invoke('app_info')")).roots?.find((r) => r.name === "desk")?.readOnly, "desk read-only");
@@ -507,7 +519,7 @@ export const specs = [
 			await (await d.find("[data-testid=root-path-input]")).type(desk);
 			await (await d.find("[data-testid=root-name-input]")).type("desk");
 			await (await d.find("[data-testid=root-add-submit]")).click();
-			await until(async () => (await d.findAll("[data-testid=session-row]")).length === 9, "the desk's sessions back");
+			await until(async () => (await d.findAll("[data-testid=session-row]")).length === 10, "the desk's sessions back");
 			await h.shot("two-roots-added");
 		},
 	},
