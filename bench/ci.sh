@@ -27,3 +27,11 @@ trap 'rm -rf "$work"' EXIT
 "$bin/pi-corpus" "$work/corpus" --profile small --big-file --seed 1
 "$bin/pi-bench" --corpus "$work/corpus" --pi-session "$bin/pi-session" --pi-side bench/pi-side.mjs \
 	--open-budget 60 --json ${pi_args[@]+"${pi_args[@]}"}
+
+# The Parquet archive on the same corpus (export, idle rerun, DuckDB example queries), when
+# scripts/setup made the DuckDB venv.
+if [ -x .tools/py/bin/python ]; then
+	CORPUS="$work/corpus" bench/archive.sh --small
+else
+	echo "bench/ci.sh: no .tools/py (scripts/setup all): archive benchmark skipped"
+fi

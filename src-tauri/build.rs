@@ -23,6 +23,9 @@ const COMMANDS: &[&str] = &[
     "fork_slim",
     "prune_session",
     "compare_branches",
+    "add_root",
+    "remove_root",
+    "set_root_read_only",
 ];
 
 fn main() {

@@ -119,3 +119,40 @@ pub fn prune_session(state: State<'_, AppState>, path: String, keep: Vec<String>
 pub fn compare_branches(state: State<'_, AppState>, a_path: String, a_id: String, b_path: String, b_id: String) -> R<pi_session::diff::BranchDiff> {
     Ok(state.explorer.compare(&a_path, &a_id, &b_path, &b_id)?)
 }
+
+// ------------------------------------------------------------------ roots
+
+/// Remembers the roots beyond the first (the one the app started on) in the data folder.
+fn remember(state: &AppState) {
+    let roots = state.explorer.roots();
+    if let Err(e) = crate::roots::save(&state.data_dir, &roots.specs()[1..]) {
+        tracing::warn!("cannot remember the roots: {e}");
+    }
+}
+
+/// Adds a sessions root (`name` defaults to the folder's) and remembers it.
+#[tauri::command(async)]
+pub fn add_root(state: State<'_, AppState>, path: String, name: Option<String>, read_only: bool) -> R<AppInfo> {
+    let mut spec = pi_session::roots::RootSpec::parse(&path);
+    if let Some(n) = name.filter(|n| !n.trim().is_empty()) {
+        spec.name = n.trim().to_string();
+    }
+    spec.read_only = read_only;
+    state.explorer.add_root(spec)?;
+    remember(&state);
+    Ok(state.explorer.app_info())
+}
+
+#[tauri::command(async)]
+pub fn remove_root(state: State<'_, AppState>, name: String) -> R<AppInfo> {
+    state.explorer.remove_root(&name)?;
+    remember(&state);
+    Ok(state.explorer.app_info())
+}
+
+#[tauri::command(async)]
+pub fn set_root_read_only(state: State<'_, AppState>, name: String, on: bool) -> R<AppInfo> {
+    state.explorer.set_root_read_only(&name, on)?;
+    remember(&state);
+    Ok(state.explorer.app_info())
+}

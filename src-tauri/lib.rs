@@ -3,6 +3,7 @@
 
 pub mod commands;
 pub mod demo;
+pub mod roots;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -10,6 +11,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use pi_session::explorer::Explorer;
+use pi_session::roots::{RootSpec, Roots};
 use pi_session::scan::{resolve_root, RootSource};
 use tauri::{Emitter, Manager};
 
@@ -17,9 +19,10 @@ use tauri::{Emitter, Manager};
 #[derive(Parser, Debug, Clone, Default)]
 #[command(name = "pi-session-explorer", version, about = "Browse, steer and audit pi coding-agent sessions")]
 pub struct Options {
-    /// Sessions root (default: $PI_CODING_AGENT_SESSION_DIR, $PI_CODING_AGENT_DIR/sessions, ~/.pi/agent/sessions)
-    #[arg(long, value_name = "DIR")]
-    pub sessions_dir: Option<PathBuf>,
+    /// Sessions root (default: $PI_CODING_AGENT_SESSION_DIR, $PI_CODING_AGENT_DIR/sessions, ~/.pi/agent/sessions);
+    /// repeat for several roots in one view, each `DIR` or `NAME=DIR`
+    #[arg(long, value_name = "[NAME=]DIR")]
+    pub sessions_dir: Vec<String>,
     /// Never write to any session file
     #[arg(long)]
     pub read_only: bool,
@@ -40,9 +43,14 @@ pub enum View {
     Transcript,
 }
 
+/// Watchers of the roots after the first, kept for the app's lifetime.
+struct OtherRootWatches(#[allow(dead_code)] Vec<pi_session::watch::RootWatch>);
+
 /// What the commands share.
 pub struct AppState {
     pub explorer: Arc<Explorer>,
+    /// Where the roots added in the window are remembered.
+    pub data_dir: PathBuf,
 }
 
 fn source_name(s: RootSource) -> &'static str {
@@ -55,7 +63,7 @@ fn source_name(s: RootSource) -> &'static str {
 }
 
 /// Where the demo is copied: `$PI_EXPLORER_DATA_DIR`, else the platform data folder.
-fn data_dir() -> PathBuf {
+pub fn data_dir() -> PathBuf {
     std::env::var_os("PI_EXPLORER_DATA_DIR")
         .map(PathBuf::from)
         .or_else(|| dirs::data_dir().map(|d| d.join("pi-session-explorer")))
@@ -73,11 +81,33 @@ pub fn explorer_for(opts: &Options) -> Explorer {
 }
 
 fn explorer_for_root(opts: &Options) -> Explorer {
-    let root = resolve_root(opts.sessions_dir.as_deref());
+    // The first `--sessions-dir` is the main root (watched, shown as the root); the others and
+    // the roots remembered from the window join it.
+    let mut specs: Vec<RootSpec> = opts
+        .sessions_dir
+        .iter()
+        .map(|a| {
+            let mut s = RootSpec::parse(a);
+            s.path = resolve_root(Some(&s.path)).path;
+            s
+        })
+        .collect();
+    let root = resolve_root(specs.first().map(|s| s.path.as_path()));
     if opts.demo || !root.path.is_dir() {
         match demo::install(&data_dir()) {
             Ok(demo_root) => return Explorer::new(demo_root, "demo", opts.read_only).with_demo(root.path),
             Err(e) => tracing::error!("could not install the demo sessions: {e}"),
+        }
+    }
+    if specs.is_empty() {
+        specs.push(RootSpec { name: pi_session::roots::default_name(&root.path), path: root.path.clone(), read_only: false });
+    }
+    specs.retain(|s| s.path.is_dir() || s.path == root.path);
+    specs.extend(roots::load(&data_dir()).into_iter().filter(|s| s.path.is_dir()));
+    let all = Roots::new(specs);
+    if all.len() > 1 {
+        if let Ok(ex) = Explorer::new_multi(all, source_name(root.source), opts.read_only) {
+            return ex;
         }
     }
     Explorer::new(root.path, source_name(root.source), opts.read_only)
@@ -85,7 +115,7 @@ fn explorer_for_root(opts: &Options) -> Explorer {
 
 /// Registers the state and every command on a builder (shared with the mock-runtime tests).
 pub fn with_commands<R: tauri::Runtime>(builder: tauri::Builder<R>, explorer: Arc<Explorer>) -> tauri::Builder<R> {
-    builder.manage(AppState { explorer }).invoke_handler(tauri::generate_handler![
+    builder.manage(AppState { explorer, data_dir: data_dir() }).invoke_handler(tauri::generate_handler![
         commands::app_info,
         commands::list_sessions,
         commands::fork_graph,
@@ -108,6 +138,9 @@ pub fn with_commands<R: tauri::Runtime>(builder: tauri::Builder<R>, explorer: Ar
         commands::fork_slim,
         commands::prune_session,
         commands::compare_branches,
+        commands::add_root,
+        commands::remove_root,
+        commands::set_root_read_only,
     ])
 }
 
@@ -144,6 +177,20 @@ pub fn run() {
                     }
                     Err(e) => tracing::warn!("cannot watch {}: {e}", root.display()),
                 }
+                // The other roots given at start are watched too (their listings are rebuilt
+                // on request; the events make the window ask).
+                let mut others = Vec::new();
+                for spec in explorer.roots().specs().iter().skip(1) {
+                    let (watched, events) = (explorer.clone(), handle.clone());
+                    match pi_session::watch::watch_root(&spec.path, Duration::from_millis(60), move |ev| {
+                        watched.root_changed();
+                        let _ = events.emit("root-changed", ev);
+                    }) {
+                        Ok(w) => others.push(w),
+                        Err(e) => tracing::warn!("cannot watch {}: {e}", spec.path.display()),
+                    }
+                }
+                handle.manage(OtherRootWatches(others));
                 explorer.prepare();
             });
             Ok(())

@@ -175,3 +175,41 @@ fn slim_fork_prune_and_compare_through_ipc() {
     assert_eq!(d["a"]["steps"][0]["id"], "c1");
     assert_eq!(d["b"]["steps"][0]["id"], "u3");
 }
+
+#[test]
+fn roots_added_through_ipc_are_listed_remembered_and_can_be_read_only() {
+    let (dir, file) = fixture_root();
+    let data = Path::new(env!("CARGO_TARGET_TMPDIR")).join("app-data-roots");
+    let _ = std::fs::remove_dir_all(&data);
+    std::env::set_var("PI_EXPLORER_DATA_DIR", &data);
+    let other = tempfile::tempdir().unwrap();
+    let folder = other.path().join("--home-demo-project--");
+    std::fs::create_dir_all(&folder).unwrap();
+    let copy = folder.join("2025-01-01T00-00-00-000Z_s9.jsonl");
+    let text = std::fs::read_to_string(&file).unwrap().replace("\"id\":\"s1\"", "\"id\":\"s9\"");
+    std::fs::write(&copy, &text).unwrap();
+    let app = app(dir.path());
+    let info = invoke(&app, "add_root", json!({"path": other.path(), "name": "desk", "readOnly": true})).unwrap();
+    let roots = info["roots"].as_array().unwrap();
+    assert_eq!(roots.len(), 2);
+    assert_eq!(roots[1]["name"], "desk");
+    assert_eq!(roots[1]["readOnly"], true);
+    let list = invoke(&app, "list_sessions", json!({})).unwrap();
+    let names: Vec<&str> = list["sessions"].as_array().unwrap().iter().map(|s| s["root"].as_str().unwrap()).collect();
+    assert_eq!(names.len(), 2);
+    assert!(names.contains(&"desk"));
+    // Remembered for the next start.
+    let saved: Value = serde_json::from_slice(&std::fs::read(data.join("roots.json")).unwrap()).unwrap();
+    assert_eq!(saved[0]["name"], "desk");
+    // The read-only root refuses writes; its file stays byte-identical.
+    let err = invoke(&app, "navigate", json!({"path": copy, "id": "u1"})).unwrap_err();
+    assert_eq!(err["code"], "read-only-mode");
+    assert_eq!(std::fs::read_to_string(&copy).unwrap(), text);
+    invoke(&app, "set_root_read_only", json!({"name": "desk", "on": false})).unwrap();
+    invoke(&app, "navigate", json!({"path": copy, "id": "u1"})).unwrap();
+    assert!(std::fs::read_to_string(&copy).unwrap().starts_with(&text));
+    let info = invoke(&app, "remove_root", json!({"name": "desk"})).unwrap();
+    assert!(info.get("roots").is_none());
+    let saved: Value = serde_json::from_slice(&std::fs::read(data.join("roots.json")).unwrap()).unwrap();
+    assert_eq!(saved, json!([]));
+}

@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { appendFileSync, readdirSync, readFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { dirname, join } from "node:path";
 
@@ -606,6 +606,75 @@ export const specs = [
 			} finally {
 				server.close();
 			}
+		},
+	},
+{
+		name: "two roots in one window: root on each session, a synced prefix copy once, a diverged copy flagged, roots added and removed",
+		async run({ h, fx, dir }) {
+			// A second machine's folder: a copy of session A synced before its last lines (a byte
+			// prefix), and a copy of the long session that went on differently (diverged).
+			const desk = join(dir, "desk-sessions");
+			const copyOf = (src, keep, extra) => {
+				const rel = src.slice(fx.root.length + 1);
+				const to = join(desk, rel);
+				mkdirSync(dirname(to), { recursive: true });
+				const lines = readFileSync(src, "utf8").split("\n").filter(Boolean);
+				writeFileSync(to, lines.slice(0, keep ?? lines.length).map((l) => l + "\n").join("") + (extra ?? ""));
+				return to;
+			};
+			const lines = (p) => readFileSync(p, "utf8").split("\n").filter(Boolean);
+			const prefixCopy = copyOf(fx.ids.sessionA, Math.max(2, lines(fx.ids.sessionA).length - 3));
+			const longLines = lines(fx.ids.long);
+			const lastId = JSON.parse(longLines[longLines.length - 1]).id;
+			const other = JSON.stringify({ type: "message", id: "d1vg0001", parentId: lastId, timestamp: "2026-01-01T00:00:00.000Z", message: { role: "user", content: "continued on the desk", timestamp: 1 } });
+			const diverged = copyOf(fx.ids.long, undefined, other + "\n");
+			appendFileSync(fx.ids.long, JSON.stringify({ type: "message", id: "l4pt0001", parentId: lastId, timestamp: "2026-01-01T00:00:01.000Z", message: { role: "user", content: "continued on the laptop", timestamp: 2 } }) + "\n");
+
+			const d = await h.open(["--sessions-dir", `laptop=${fx.root}`, "--sessions-dir", `desk=${desk}`]);
+			await d.waitFor("[data-testid=root-marker]", { what: "root markers" });
+			const rows = await d.findAll("[data-testid=session-row]");
+			const paths = await Promise.all(rows.map((r) => r.attr("data-path")));
+			assert.equal(paths.length, 9, `8 sessions of the laptop + the diverged desk copy (${paths.length})`);
+			assert.ok(paths.includes(fx.ids.sessionA) && !paths.includes(prefixCopy), "the prefix copy is shown once, the longer file");
+			assert.ok(paths.includes(fx.ids.long) && paths.includes(diverged), "both diverged copies shown");
+			const flagged = await d.exec("return [...document.querySelectorAll('[data-testid=session-row]')].filter(r => r.querySelector('[data-testid=diverged-marker]')).map(r => r.getAttribute('data-path'))");
+			assert.deepEqual(flagged.sort(), [fx.ids.long, diverged].sort(), "the diverged copies are flagged");
+			const markers = await d.exec("return [...new Set([...document.querySelectorAll('[data-testid=root-marker]')].map(m => m.textContent.trim()))].sort()");
+			assert.deepEqual(markers, ["desk", "laptop"]);
+			const items = await d.findAll("[data-testid=root-item]");
+			assert.equal(items.length, 2, "both roots in the roots panel");
+			await h.shot("two-roots");
+
+			// The desk is watched too: a session that appears there shows up.
+			const fresh = join(desk, "--home-desk--", "2026-01-02T00-00-00-000Z_0197dddd-0000-7000-8000-000000000001.jsonl");
+			mkdirSync(dirname(fresh), { recursive: true });
+			writeFileSync(
+				fresh,
+				JSON.stringify({ type: "session", version: 3, id: "0197dddd-0000-7000-8000-000000000001", timestamp: "2026-01-02T00:00:00.000Z", cwd: "/home/desk" }) +
+					"\n" +
+					JSON.stringify({ type: "message", id: "dd000001", parentId: null, timestamp: "2026-01-02T00:00:01.000Z", message: { role: "user", content: "made on the desk", timestamp: 1 } }) +
+					"\n",
+			);
+			await until(async () => (await d.findAll("[data-testid=session-row]")).length === 10, "the new desk session listed");
+
+			// Mark the desk read-only from the window: a write to its copy is refused, the file unchanged.
+			await (await d.find("[data-testid=root-item][data-name=desk] [data-testid=root-readonly]")).click();
+			await until(async () => (await d.exec("return window.__TAURI_INTERNALS__.invoke('app_info')")).roots?.find((r) => r.name === "desk")?.readOnly, "desk read-only");
+			const before = readFileSync(diverged, "utf8");
+			const refused = await d.exec("return window.__TAURI_INTERNALS__.invoke('navigate', {path: arguments[0], id: null}).then(() => 'written', e => e.code)", [diverged]);
+			assert.equal(refused, "read-only-mode");
+			assert.equal(readFileSync(diverged, "utf8"), before, "the read-only root's file is unchanged");
+
+			// Remove the desk, then add it back through the form.
+			await (await d.find("[data-testid=root-item][data-name=desk] [data-testid=root-remove]")).click();
+			await until(async () => (await d.findAll("[data-testid=session-row]")).length === 8, "the desk's sessions gone");
+			assert.equal((await d.findAll("[data-testid=root-marker]")).length, 0, "one root: no root markers");
+			await (await d.find("[data-testid=root-add]")).click();
+			await (await d.find("[data-testid=root-path-input]")).type(desk);
+			await (await d.find("[data-testid=root-name-input]")).type("desk");
+			await (await d.find("[data-testid=root-add-submit]")).click();
+			await until(async () => (await d.findAll("[data-testid=session-row]")).length === 10, "the desk's sessions back");
+			await h.shot("two-roots-added");
 		},
 	},
 ];

@@ -8,6 +8,7 @@ use pi_session::diag::Severity;
 use pi_session::forks::{fork_graph_cached, ForkStatus};
 use pi_session::scan::resolve_root;
 use pi_session::listing::{list, list_with_cache};
+use pi_session::roots::{list_roots, RootSpec, Roots};
 use pi_session::summary::SessionSummary;
 use pi_session::view::{ContextJson, TreeJson};
 use pi_session::write::{self, Appended, WriteOptions};
@@ -28,9 +29,48 @@ struct Cli {
 
 #[derive(Args, Clone)]
 struct RootArg {
-    /// Sessions root (default: $PI_CODING_AGENT_SESSION_DIR, $PI_CODING_AGENT_DIR/sessions, ~/.pi/agent/sessions)
-    #[arg(long, value_name = "DIR")]
-    sessions_dir: Option<PathBuf>,
+    /// Sessions root (default: $PI_CODING_AGENT_SESSION_DIR, $PI_CODING_AGENT_DIR/sessions, ~/.pi/agent/sessions);
+    /// repeat for several roots in one view, each `DIR` or `NAME=DIR` (default name: the folder's)
+    #[arg(long, value_name = "[NAME=]DIR")]
+    sessions_dir: Vec<String>,
+    /// Refuse writes to the root with this name (repeatable)
+    #[arg(long, value_name = "NAME")]
+    read_only_root: Vec<String>,
+}
+
+impl RootArg {
+    /// The one root of the classic commands: the first `--sessions-dir`, else the default.
+    fn first(&self) -> PathBuf {
+        match self.sessions_dir.first() {
+            Some(a) => resolve_root(Some(&RootSpec::parse(a).path)).path,
+            None => resolve_root(None).path,
+        }
+    }
+
+    fn is_multi(&self) -> bool {
+        self.sessions_dir.len() > 1
+    }
+
+    /// All roots, named, with their read-only flags.
+    fn roots(&self) -> Roots {
+        let specs = if self.sessions_dir.is_empty() {
+            Roots::single(resolve_root(None).path).specs().to_vec()
+        } else {
+            self.sessions_dir
+                .iter()
+                .map(|a| {
+                    let mut s = RootSpec::parse(a);
+                    s.path = resolve_root(Some(&s.path)).path;
+                    s
+                })
+                .collect()
+        };
+        let mut roots = Roots::new(specs).specs().to_vec();
+        for r in &mut roots {
+            r.read_only = self.read_only_root.contains(&r.name);
+        }
+        Roots::new(roots)
+    }
 }
 
 #[derive(Subcommand)]
@@ -135,6 +175,23 @@ enum Cmd {
         #[arg(long, default_value_t = 160)]
         width: usize,
     },
+    /// Export the sessions to a Parquet archive (tables sessions, entries, usage; partitioned
+    /// by machine and month); a rerun adds only what is new
+    Export {
+        /// The archive folder
+        #[arg(long, value_name = "OUT")]
+        parquet: PathBuf,
+        #[command(flatten)]
+        root: RootArg,
+        /// Machine name for roots given without a name (default: this host's name)
+        #[arg(long, value_name = "NAME")]
+        machine: Option<String>,
+        /// Include message text (entries.text)
+        #[arg(long)]
+        with_text: bool,
+        #[arg(long)]
+        json: bool,
+    },
     /// Report damage in a file or every file under a root; exit 1 when any finding is an error
     Check {
         /// A session file or a folder (default: the sessions root)
@@ -174,8 +231,22 @@ fn print_json<T: Serialize>(v: &T) -> Result<(), Error> {
     }
 }
 
-fn write_opts(sessions: &RootArg, read_only: bool) -> WriteOptions {
-    WriteOptions { root: Some(resolve_root(sessions.sessions_dir.as_deref()).path), read_only, ..Default::default() }
+fn write_opts(sessions: &RootArg, read_only: bool, file: &Path) -> Result<WriteOptions, Error> {
+    if sessions.is_multi() || !sessions.read_only_root.is_empty() {
+        return sessions.roots().write_opts(file, read_only);
+    }
+    Ok(WriteOptions { root: Some(sessions.first()), read_only, ..Default::default() })
+}
+
+/// This host's name (the default machine of an export).
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .or_else(|| std::env::var("COMPUTERNAME").ok())
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "local".into())
 }
 
 #[derive(Serialize)]
@@ -199,16 +270,16 @@ impl From<Appended> for Wrote {
 fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
     match cmd {
         Cmd::Navigate { file, id, root: _, sessions } => {
-            let a = write::navigate(&file, id.as_deref(), &write_opts(&sessions, read_only))?;
+            let a = write::navigate(&file, id.as_deref(), &write_opts(&sessions, read_only, &file)?)?;
             print_json(&Wrote::from(a))?;
         }
         Cmd::Label { file, id, text, clear, sessions } => {
             let text = if clear { None } else { text };
-            let a = write::set_label(&file, &id, text.as_deref(), &write_opts(&sessions, read_only))?;
+            let a = write::set_label(&file, &id, text.as_deref(), &write_opts(&sessions, read_only, &file)?)?;
             print_json(&Wrote::from(a))?;
         }
         Cmd::Fork { file, id, slim: true, sessions, .. } => {
-            let opts = write_opts(&sessions, read_only);
+            let opts = write_opts(&sessions, read_only, &file)?;
             write::validate_id(&id)?;
             match pi_session::slim::fork_slim(&file, &id, &opts) {
                 Ok(f) => {
@@ -223,7 +294,7 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
             }
         }
         Cmd::Prune { file, keep, sessions } => {
-            let opts = write_opts(&sessions, read_only);
+            let opts = write_opts(&sessions, read_only, &file)?;
             for id in &keep {
                 write::validate_id(id)?;
             }
@@ -232,7 +303,7 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
             print_json(&p)?;
         }
         Cmd::Fork { file, id, before, sessions, .. } => {
-            let opts = write_opts(&sessions, read_only);
+            let opts = write_opts(&sessions, read_only, &file)?;
             if read_only {
                 return Err(Error::ReadOnlyMode);
             }
@@ -268,8 +339,24 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
                 print!("{}", pi_session::diff::ascii(&d, width));
             }
         }
+        Cmd::List { root, json } if root.is_multi() => {
+            let (m, _) = list_roots(&root.roots());
+            if json {
+                print_json(&m)?;
+            } else {
+                let names: Vec<String> = m.roots.iter().map(|r| format!("{}={}", r.name, r.path.display())).collect();
+                println!("{} sessions under {}", m.sessions.len(), names.join(", "));
+                for s in &m.sessions {
+                    let flag = s.diverged.as_ref().map(|d| format!("  [diverged at byte {}]", d.offset)).unwrap_or_default();
+                    println!("[{}] {}{}", s.root, summary_line(&s.summary), flag);
+                }
+                for o in &m.other {
+                    println!("  ! {}: {}", o.path.display(), o.diagnostic.message);
+                }
+            }
+        }
         Cmd::List { root, json } => {
-            let root = resolve_root(root.sessions_dir.as_deref()).path;
+            let root = root.first();
             let (l, mut cache) = list_with_cache(&root);
             cache.save_if_changed();
             if json {
@@ -309,10 +396,15 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
             }
         }
         Cmd::Forks { root, json } => {
-            let root = resolve_root(root.sessions_dir.as_deref()).path;
-            let (l, mut cache) = list_with_cache(&root);
-            let forks = fork_graph_cached(&root, &l.sessions, &mut cache);
-            cache.save_if_changed();
+            let forks = if root.is_multi() {
+                list_roots(&root.roots()).1
+            } else {
+                let root = root.first();
+                let (l, mut cache) = list_with_cache(&root);
+                let forks = fork_graph_cached(&root, &l.sessions, &mut cache);
+                cache.save_if_changed();
+                forks
+            };
             if json {
                 #[derive(Serialize)]
                 struct Out<'a> {
@@ -337,9 +429,45 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
             }
         }
         Cmd::Serve(args) => return Ok(serve::run(args, read_only)),
+        Cmd::Export { parquet, root, machine, with_text, json } => {
+            let machine = machine.unwrap_or_else(host_name);
+            // A root named on the command line (`NAME=DIR`) is filed under that name, the
+            // others under `--machine`.
+            let sources = if root.sessions_dir.is_empty() {
+                vec![pi_session_archive::Source { machine: machine.clone(), root: root.first() }]
+            } else {
+                root.sessions_dir
+                    .iter()
+                    .map(|a| {
+                        let spec = RootSpec::parse(a);
+                        let named = spec.path.as_os_str() != a.as_str();
+                        let dir = resolve_root(Some(&spec.path)).path;
+                        pi_session_archive::Source { machine: if named { spec.name } else { machine.clone() }, root: dir }
+                    })
+                    .collect()
+            };
+            let opts = pi_session_archive::ExportOptions { out: parquet, sources, with_text };
+            let report = pi_session_archive::export(&opts).map_err(|e| Error::Invalid(format!("export: {e}")))?;
+            if json {
+                print_json(&report)?;
+            } else {
+                println!(
+                    "{} files changed: {} session rows, {} entry rows, {} usage rows; {} Parquet files, {} bytes",
+                    report.files_changed,
+                    report.session_rows,
+                    report.entry_rows,
+                    report.usage_rows,
+                    report.files_written.len(),
+                    report.bytes_written
+                );
+                for (p, why) in &report.skipped {
+                    println!("  ! {}: {why}", p.display());
+                }
+            }
+        }
         Cmd::Check { path, root, json } => {
-            let target = path.unwrap_or_else(|| resolve_root(root.sessions_dir.as_deref()).path);
-            let report = check(&target, &resolve_root(root.sessions_dir.as_deref()).path)?;
+            let target = path.unwrap_or_else(|| root.first());
+            let report = check(&target, &root.first())?;
             if json {
                 print_json(&report)?;
             } else {

@@ -5,14 +5,16 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
+use pi_session::roots::RootSpec;
 use pi_session::scan::{resolve_root, RootSource};
 use pi_session_serve::{Config, Server, DEFAULT_PORT};
 
 #[derive(Args)]
 pub struct ServeArgs {
-    /// Sessions root (default: $PI_CODING_AGENT_SESSION_DIR, $PI_CODING_AGENT_DIR/sessions, ~/.pi/agent/sessions)
-    #[arg(long, value_name = "DIR")]
-    sessions_dir: Option<PathBuf>,
+    /// Sessions root, `DIR` or `NAME=DIR`; repeat it to serve several roots in one view
+    /// (default: $PI_CODING_AGENT_SESSION_DIR, $PI_CODING_AGENT_DIR/sessions, ~/.pi/agent/sessions)
+    #[arg(long, value_name = "[NAME=]DIR")]
+    sessions_dir: Vec<String>,
     /// Address to listen on; port 0 picks a free port
     #[arg(long, value_name = "ADDR", default_value_t = SocketAddr::from(([127, 0, 0, 1], DEFAULT_PORT)))]
     listen: SocketAddr,
@@ -34,11 +36,18 @@ fn source_name(s: RootSource) -> &'static str {
 }
 
 pub fn run(args: ServeArgs, read_only: bool) -> ExitCode {
-    let root = resolve_root(args.sessions_dir.as_deref());
     // Absolute, so the paths the UI gets and sends back do not depend on the working folder.
-    let path = std::fs::canonicalize(&root.path).unwrap_or(root.path);
+    let absolute = |p: PathBuf| std::fs::canonicalize(&p).unwrap_or(p);
+    let mut specs: Vec<RootSpec> = args.sessions_dir.iter().map(|a| RootSpec::parse(a)).collect();
+    let first = if specs.is_empty() { None } else { Some(specs.remove(0)) };
+    let root = resolve_root(first.as_ref().map(|s| s.path.as_path()));
+    for s in &mut specs {
+        s.path = absolute(std::mem::take(&mut s.path));
+    }
     let cfg = Config {
-        root: path,
+        root: absolute(root.path),
+        root_name: first.map(|s| s.name),
+        more_roots: specs,
         root_source: source_name(root.source).into(),
         listen: args.listen,
         allow_writes: args.allow_writes,

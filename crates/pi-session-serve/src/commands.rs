@@ -125,6 +125,27 @@ struct Compare {
 }
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[allow(dead_code)] // parsed so that a malformed call is `invalid`, then refused
+struct AddRoot {
+    path: String,
+    name: Option<String>,
+    read_only: bool,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[allow(dead_code)]
+struct RootName {
+    name: String,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[allow(dead_code)]
+struct RootReadOnly {
+    name: String,
+    on: bool,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct ReadOnly {
     on: bool,
 }
@@ -240,6 +261,18 @@ pub fn call(ex: &Explorer, command: &str, arguments: Value) -> Result<Value, Ser
             let a: Compare = args(c, v)?;
             ok(ex.compare(&a.a_path, &a.a_id, &a.b_path, &a.b_id))
         }
+        "add_root" => {
+            args::<AddRoot>(c, v)?;
+            Err(ServeError::WindowOnly(c.into()))
+        }
+        "remove_root" => {
+            args::<RootName>(c, v)?;
+            Err(ServeError::WindowOnly(c.into()))
+        }
+        "set_root_read_only" => {
+            args::<RootReadOnly>(c, v)?;
+            Err(ServeError::WindowOnly(c.into()))
+        }
         "set_read_only" => val(ex.set_read_only(args::<ReadOnly>(c, v)?.on)),
         _ => Err(ServeError::UnknownCommand(command.into())),
     }
@@ -249,7 +282,7 @@ pub fn call(ex: &Explorer, command: &str, arguments: Value) -> Result<Value, Ser
 pub fn status(code: &str) -> StatusCode {
     match code {
         "not-found" | "unknown-id" => StatusCode::NOT_FOUND,
-        "outside-root" | "read-only-mode" | "read-only" => StatusCode::FORBIDDEN,
+        "outside-root" | "read-only-mode" | "read-only" | "window-only" => StatusCode::FORBIDDEN,
         "invalid" | "invalid-id" | "not-a-file" => StatusCode::BAD_REQUEST,
         "tail-changing" | "in-cycle" => StatusCode::CONFLICT,
         "corrupt" => StatusCode::UNPROCESSABLE_ENTITY,

@@ -44,6 +44,10 @@ pub enum ServeError {
     UnknownCommand(String),
     #[error("invalid arguments for {command}: {message}")]
     BadArgs { command: String, message: String },
+    /// Adding or changing roots opens folders of the serving machine: only its command line
+    /// (`--sessions-dir`) does that, never a browser.
+    #[error("{0}: the served roots are set by the server's command line (--sessions-dir)")]
+    WindowOnly(String),
     /// An error of the core, as the window gets it.
     #[error("{message}")]
     Core { code: String, message: String },
@@ -55,6 +59,7 @@ impl ServeError {
         match self {
             ServeError::UnknownCommand(_) => "not-found",
             ServeError::BadArgs { .. } => "invalid",
+            ServeError::WindowOnly(_) => "window-only",
             ServeError::Core { code, .. } => code,
             _ => "internal",
         }
@@ -66,6 +71,11 @@ impl ServeError {
 pub struct Config {
     /// The sessions root (already resolved).
     pub root: PathBuf,
+    /// More roots, each named (`--sessions-dir` repeated): listing and the fork graph span
+    /// them all; writes stay confined to the root holding the file.
+    pub more_roots: Vec<pi_session::roots::RootSpec>,
+    /// The first root's name when there are several (default: its folder's).
+    pub root_name: Option<String>,
     /// How the root was chosen (`flag`, `env-session-dir`, …), shown by the UI.
     pub root_source: String,
     pub listen: SocketAddr,
@@ -81,6 +91,8 @@ impl Config {
     pub fn new(root: PathBuf) -> Config {
         Config {
             root,
+            more_roots: Vec::new(),
+            root_name: None,
             root_source: "flag".into(),
             listen: SocketAddr::from(([127, 0, 0, 1], DEFAULT_PORT)),
             allow_writes: false,
@@ -117,7 +129,17 @@ impl Server {
         }
         let token = guard::new_token()?;
         let read_only = cfg.read_only || !cfg.allow_writes;
-        let explorer = Arc::new(Explorer::new(cfg.root.clone(), &cfg.root_source, read_only));
+        if let Some(r) = cfg.more_roots.iter().find(|r| !r.path.is_dir()) {
+            return Err(ServeError::NoRoot(r.path.clone()));
+        }
+        let explorer = if cfg.more_roots.is_empty() {
+            Explorer::new(cfg.root.clone(), &cfg.root_source, read_only)
+        } else {
+            let first = pi_session::roots::RootSpec { name: cfg.root_name.clone().unwrap_or_else(|| pi_session::roots::default_name(&cfg.root)), path: cfg.root.clone(), read_only: false };
+            let specs = std::iter::once(first).chain(cfg.more_roots.iter().cloned()).collect();
+            Explorer::new_multi(pi_session::roots::Roots::new(specs), &cfg.root_source, read_only).map_err(|e| ServeError::Core { code: "invalid".into(), message: e.to_string() })?
+        };
+        let explorer = Arc::new(explorer);
         let listener = std::net::TcpListener::bind(cfg.listen).map_err(|source| ServeError::Bind { addr: cfg.listen, source })?;
         listener.set_nonblocking(true).map_err(ServeError::Runtime)?;
         let addr = listener.local_addr().map_err(ServeError::Runtime)?;

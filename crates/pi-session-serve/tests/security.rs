@@ -209,3 +209,52 @@ fn responses_carry_the_windows_csp() {
     assert!(request(s.addr(), "GET", "/", &[], "").header("content-security-policy").is_some());
     s.stop();
 }
+
+#[test]
+fn several_roots_are_served_in_one_view_and_a_browser_cannot_add_roots() {
+    let f = fixture();
+    let second = f.all.join("desk");
+    copy_tree(&repo_root().join("demo/sessions"), &second);
+    // The copy's sessions get ids of their own, so both roots list all their sessions.
+    for file in session_files(&second) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let header = text.lines().next().unwrap();
+        let v: serde_json::Value = serde_json::from_str(header).unwrap();
+        let id = v["id"].as_str().unwrap();
+        std::fs::write(&file, text.replacen(id, &format!("{id}-desk"), 1)).unwrap();
+    }
+    let before = files_only(&f.all);
+    let mut cfg = Config::new(f.root.clone());
+    cfg.listen = "127.0.0.1:0".parse().unwrap();
+    cfg.allow_writes = true;
+    cfg.watch = false;
+    cfg.root_name = Some("laptop".into());
+    cfg.more_roots = vec![pi_session::roots::RootSpec { name: "desk".into(), path: second.clone(), read_only: true }];
+    let s = Server::start(cfg).unwrap();
+    let (a, t) = (s.addr(), s.token().to_string());
+
+    let info = api(a, &t, "app_info", json!({})).json();
+    let names: Vec<&str> = info["roots"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["laptop", "desk"]);
+    let list = api(a, &t, "list_sessions", json!({})).json();
+    let rows = list["sessions"].as_array().unwrap();
+    let n = session_files(&second).len();
+    assert_eq!(rows.len(), 2 * n, "{list}");
+    assert_eq!(rows.iter().filter(|r| r["root"] == "desk").count(), n);
+
+    // The read-only root refuses writes; the browser cannot add, remove or unlock roots.
+    let file = session_files(&second)[0].display().to_string();
+    let id = last_id(&session_files(&second)[0]);
+    let r = api(a, &t, "navigate", json!({"path": file, "id": id}));
+    assert_eq!(r.status, 403, "{}", r.body);
+    for (cmd, args) in [
+        ("add_root", json!({"path": "/", "name": "all", "readOnly": false})),
+        ("remove_root", json!({"name": "desk"})),
+        ("set_root_read_only", json!({"name": "desk", "on": false})),
+    ] {
+        let r = api(a, &t, cmd, args);
+        assert_eq!((r.status, r.code()), (403, "window-only".to_string()), "{cmd}: {}", r.body);
+    }
+    s.stop();
+    assert_eq!(files_only(&f.all), before, "files changed");
+}

@@ -52,6 +52,20 @@ pub struct AppInfo {
     /// The centre view to start in: `tree`, `forks` or `transcript`.
     pub initial_view: String,
     pub version: String,
+    /// Several roots in one view (absent with one root): names, folders, read-only flags.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub roots: Option<Vec<RootInfo>>,
+}
+
+/// A sessions root of a view with several (see `crate::roots`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(TS), ts(export))]
+pub struct RootInfo {
+    pub name: String,
+    pub path: String,
+    pub read_only: bool,
 }
 
 /// One session in the sidebar.
@@ -85,6 +99,14 @@ pub struct SessionRow {
     pub read_only: Option<String>,
     pub errors: u32,
     pub warnings: u32,
+    /// The root's name, in a view with several roots.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub root: Option<String>,
+    /// Another root holds a different copy of this session: the byte offset where they part.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub diverged_at: Option<f64>,
 }
 
 /// The sidebar list.
@@ -470,6 +492,10 @@ pub struct ForkNode {
     pub fork_point_line: Option<u32>,
     /// `ok`, `parent-missing`, `cycle`.
     pub status: String,
+    /// The root's name, in a view with several roots.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub root: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

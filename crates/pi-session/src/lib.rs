@@ -22,6 +22,7 @@ pub mod lines;
 pub mod listing;
 pub mod markdown;
 pub mod preview;
+pub mod roots;
 pub mod scan;
 pub mod session;
 pub mod skeleton;

@@ -49,7 +49,7 @@ impl Explorer {
     /// Writes a slim fork of `path` at `id` beside it (`no-compaction` when its path has none).
     pub fn fork_slim(&self, path: &str, id: &str) -> Result<NewFileResult, Error> {
         let real = self.resolve(path)?;
-        let f = slim::fork_slim(&real, id, &self.write_opts())?;
+        let f = slim::fork_slim(&real, id, &self.write_opts(&real)?)?;
         self.invalidate_listing();
         Ok(NewFileResult {
             file: f.file.to_string_lossy().into_owned(),
@@ -63,7 +63,7 @@ impl Explorer {
     /// Writes a copy of `path` with only the root→entry paths of `keep`.
     pub fn prune(&self, path: &str, keep: &[String]) -> Result<NewFileResult, Error> {
         let real = self.resolve(path)?;
-        let p = slim::prune(&real, keep, &self.write_opts())?;
+        let p = slim::prune(&real, keep, &self.write_opts(&real)?)?;
         self.invalidate_listing();
         Ok(NewFileResult {
             file: p.file.to_string_lossy().into_owned(),

@@ -67,6 +67,10 @@ pub(super) struct Lister {
 }
 
 impl Lister {
+    pub(super) fn new(root: PathBuf) -> Lister {
+        Lister { root, state: Mutex::new(ListState::default()), building: Mutex::new(()), progress: Mutex::new(None) }
+    }
+
     /// The listing: unchanged files from the persistent cache, a few changed ones indexed now,
     /// many (a first start on a big root) in the background with progress reports, showing
     /// header-only summaries meanwhile.

@@ -35,6 +35,7 @@ impl Explorer {
     /// Files under the root changed: the next listing reads them again.
     pub fn root_changed(&self) {
         self.lister.state.lock().unwrap().invalidate();
+        self.other_roots_changed();
     }
 
     /// Builds the listing ahead of the first request (the app calls this while its window
@@ -56,6 +57,9 @@ impl Explorer {
     /// The sidebar list; with `limit`, only that many of the most recently modified sessions
     /// (and the parents they were forked from), for a quick first screen.
     pub fn list_sessions(&self, limit: Option<usize>) -> SessionList {
+        if self.is_multi() {
+            return self.list_sessions_multi();
+        }
         let snap = self.snapshot();
         let l = &snap.listing;
         let mut keep: Vec<usize> = (0..l.sessions.len()).collect();
@@ -87,6 +91,9 @@ impl Explorer {
     }
 
     pub fn fork_graph(&self) -> ForkGraph {
+        if self.is_multi() {
+            return self.fork_graph_multi();
+        }
         let snap = self.recent_snapshot();
         let l = &snap.listing;
         let forks = &snap.forks;
@@ -107,6 +114,7 @@ impl Explorer {
                     fork_point_id: f.fork_point_id.clone(),
                     fork_point_line: f.fork_point_line,
                     status: status_str(f.status).into(),
+                    root: None,
                 }
             })
             .collect();
@@ -114,7 +122,7 @@ impl Explorer {
     }
 }
 
-fn status_str(s: ForkStatus) -> &'static str {
+pub(super) fn status_str(s: ForkStatus) -> &'static str {
     match s {
         ForkStatus::Ok => "ok",
         ForkStatus::ParentMissing => "parent-missing",
@@ -130,7 +138,7 @@ pub fn title_of(s: &SessionSummary) -> String {
         .unwrap_or_else(|| s.path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default())
 }
 
-fn session_row(s: &SessionSummary, f: &crate::forks::ForkInfo) -> SessionRow {
+pub(super) fn session_row(s: &SessionSummary, f: &crate::forks::ForkInfo) -> SessionRow {
     let count = |sev| s.diagnostics.iter().filter(|d| d.severity == sev).count() as u32;
     SessionRow {
         path: s.path.to_string_lossy().into_owned(),
@@ -153,5 +161,7 @@ fn session_row(s: &SessionSummary, f: &crate::forks::ForkInfo) -> SessionRow {
         read_only: s.read_only.as_ref().map(|r| serde_json::to_value(r).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()),
         errors: count(Severity::Error),
         warnings: count(Severity::Warning),
+        root: None,
+        diverged_at: None,
     }
 }

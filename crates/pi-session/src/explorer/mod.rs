@@ -6,6 +6,7 @@ mod context;
 mod inspect;
 mod lister;
 mod listing;
+mod multi;
 mod search;
 mod transcript;
 mod tree_pages;
@@ -23,7 +24,7 @@ use crate::write::{self, WriteOptions};
 use crate::{Error, Session};
 
 pub use lister::{ProgressSink, Snapshot};
-use lister::{ListState, Lister};
+use lister::Lister;
 pub use listing::title_of;
 pub use transcript::newest_in_subtree;
 use tree_pages::LayoutKey;
@@ -58,10 +59,15 @@ pub struct Explorer {
     /// Byte lengths right after our own appends, so a refresh can tell our lines from others'.
     own_writes: Mutex<HashMap<PathBuf, u64>>,
     layouts: Mutex<Vec<(LayoutKey, Arc<Layout>)>>,
+    /// Every root of the view, the first being `root` with `lister` (see `multi.rs`).
+    roots: RwLock<Vec<(crate::roots::RootSpec, Arc<Lister>)>>,
+    /// Byte comparisons of session copies across roots, kept while the files are unchanged.
+    comparisons: Mutex<crate::roots::Comparisons>,
 }
 
 impl Explorer {
     pub fn new(root: PathBuf, root_source: &str, read_only: bool) -> Explorer {
+        let lister = Arc::new(Lister::new(root.clone()));
         Explorer {
             root: root.clone(),
             root_source: root_source.to_string(),
@@ -72,9 +78,11 @@ impl Explorer {
             initial_view: "tree".into(),
             sessions: Mutex::new(HashMap::new()),
             opening: Mutex::new(()),
-            lister: Arc::new(Lister { root, state: Mutex::new(ListState::default()), building: Mutex::new(()), progress: Mutex::new(None) }),
+            lister: lister.clone(),
             own_writes: Mutex::new(HashMap::new()),
             layouts: Mutex::new(Vec::new()),
+            comparisons: Mutex::new(Default::default()),
+            roots: RwLock::new(vec![(crate::roots::RootSpec { name: crate::roots::default_name(&root), path: root, read_only: false }, lister)]),
         }
     }
 
@@ -110,6 +118,7 @@ impl Explorer {
             read_only_locked: self.read_only_locked,
             initial_view: self.initial_view.clone(),
             version: env!("CARGO_PKG_VERSION").to_string(),
+            roots: self.root_infos(),
         }
     }
 
@@ -124,12 +133,19 @@ impl Explorer {
         self.lister.state.lock().unwrap().invalidate();
     }
 
-    pub(crate) fn write_opts(&self) -> WriteOptions {
-        WriteOptions { root: Some(self.root.clone()), read_only: self.is_read_only(), ..Default::default() }
+    /// Write options for a file: confined to the root holding it, read-only when that root is.
+    pub(crate) fn write_opts(&self, real: &Path) -> Result<WriteOptions, Error> {
+        if self.is_multi() {
+            return self.write_opts_multi(real);
+        }
+        Ok(WriteOptions { root: Some(self.root.clone()), read_only: self.is_read_only(), ..Default::default() })
     }
 
-    /// Resolves a path argument: after symlinks it must lie inside the root.
+    /// Resolves a path argument: after symlinks it must lie inside the root (one of the roots).
     pub fn resolve(&self, path: &str) -> Result<PathBuf, Error> {
+        if self.is_multi() {
+            return self.resolve_multi(path);
+        }
         write::confine(Path::new(path), Some(&self.root))
     }
 

@@ -48,20 +48,21 @@ impl Explorer {
     pub fn search(&self, query: &str, limit: usize) -> SearchResult {
         use rayon::prelude::*;
         let snap = self.recent_snapshot();
-        let l = &snap.listing;
+        // With several roots, the merged listing (see multi.rs).
+        let merged = self.is_multi().then(|| self.merged_summaries());
+        let sessions = merged.as_deref().unwrap_or(&snap.listing.sessions);
         let needle = query.to_lowercase();
         if needle.trim().is_empty() {
             return SearchResult { query: query.into(), hits: vec![], truncated: false, files_searched: 0 };
         }
         let limit = limit.clamp(1, 1000);
-        let mut per_file: Vec<(usize, Vec<SearchHit>)> = l
-            .sessions
+        let mut per_file: Vec<(usize, Vec<SearchHit>)> = sessions
             .par_iter()
             .enumerate()
             // One more than the limit per file, so a file with more hits marks the result truncated.
             .map(|(k, sum)| (k, search_file(sum, &needle, limit + 1)))
             .collect();
-        per_file.sort_by_key(|(k, _)| std::cmp::Reverse(l.sessions[*k].modified.map(|m| m as i64).unwrap_or(0)));
+        per_file.sort_by_key(|(k, _)| std::cmp::Reverse(sessions[*k].modified.map(|m| m as i64).unwrap_or(0)));
         let mut hits = Vec::new();
         let mut truncated = false;
         for (_, h) in per_file {
@@ -73,7 +74,7 @@ impl Explorer {
                 hits.push(hit);
             }
         }
-        SearchResult { query: query.into(), hits, truncated, files_searched: l.sessions.len() as u32 }
+        SearchResult { query: query.into(), hits, truncated, files_searched: sessions.len() as u32 }
     }
 }
 

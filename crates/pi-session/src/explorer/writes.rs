@@ -21,7 +21,7 @@ impl Explorer {
     pub fn navigate(&self, path: &str, id: Option<&str>) -> Result<WriteResult, Error> {
         let real = self.resolve(path)?;
         let live = self.is_live(&real);
-        let a = write::navigate(&real, id, &self.write_opts())?;
+        let a = write::navigate(&real, id, &self.write_opts(&real)?)?;
         self.after_write(&real);
         Ok(write_result(a, live))
     }
@@ -29,7 +29,7 @@ impl Explorer {
     pub fn set_label(&self, path: &str, id: &str, label: Option<&str>) -> Result<WriteResult, Error> {
         let real = self.resolve(path)?;
         let live = self.is_live(&real);
-        let a = write::set_label(&real, id, label, &self.write_opts())?;
+        let a = write::set_label(&real, id, label, &self.write_opts(&real)?)?;
         self.after_write(&real);
         Ok(write_result(a, live))
     }
@@ -40,8 +40,8 @@ impl Explorer {
             ForkPosition::At => Some(id.to_string()),
             ForkPosition::Before => write::fork_target(&self.session_at(&real)?.read().unwrap(), id, true)?,
         };
-        let f = write::fork(&real, target.as_deref(), &self.write_opts())?;
-        self.lister.state.lock().unwrap().invalidate();
+        let f = write::fork(&real, target.as_deref(), &self.write_opts(&real)?)?;
+        self.root_changed();
         Ok(ForkResult { file: f.file.to_string_lossy().into_owned(), leaf_id: f.leaf_id })
     }
 }

@@ -30,7 +30,7 @@ import type { SlimPreview } from "../bindings/SlimPreview";
 export type Args = Record<string, unknown>;
 
 /** Commands after which the backend's state differs (writes and the read-only switch). */
-export const STATEFUL_COMMANDS: ReadonlySet<string> = new Set(["navigate", "set_label", "fork_session", "switch_branch", "set_read_only", "fork_slim", "prune_session"]);
+export const STATEFUL_COMMANDS: ReadonlySet<string> = new Set(["navigate", "set_label", "fork_session", "switch_branch", "set_read_only", "fork_slim", "prune_session", "add_root", "remove_root", "set_root_read_only"]);
 
 export abstract class CommandBackend implements Backend {
   abstract readonly kind: Backend["kind"];
@@ -92,6 +92,15 @@ export abstract class CommandBackend implements Backend {
   }
   setReadOnly(on: boolean) {
     return this.call<AppInfo>("set_read_only", { on });
+  }
+  addRoot(path: string, name: string | null, readOnly: boolean) {
+    return this.call<AppInfo>("add_root", { path, name, readOnly });
+  }
+  removeRoot(name: string) {
+    return this.call<AppInfo>("remove_root", { name });
+  }
+  setRootReadOnly(name: string, on: boolean) {
+    return this.call<AppInfo>("set_root_read_only", { name, on });
   }
   slimPreview(path: string, id: string) {
     return this.call<SlimPreview>("slim_preview", { path, id });

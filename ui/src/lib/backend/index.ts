@@ -58,6 +58,11 @@ export interface Backend {
   forkSlim(path: string, id: string): Promise<NewFileResult>;
   pruneSession(path: string, keep: string[]): Promise<NewFileResult>;
   compareBranches(aPath: string, aId: string, bPath: string, bId: string): Promise<BranchDiff>;
+  /** Several roots. Each answers the new `AppInfo` (its `roots`). The window only: `pi-session
+   *  serve` refuses them with `window-only` (its roots are set by its command line). */
+  addRoot(path: string, name: string | null, readOnly: boolean): Promise<AppInfo>;
+  removeRoot(name: string): Promise<AppInfo>;
+  setRootReadOnly(name: string, on: boolean): Promise<AppInfo>;
 
   /** `root-changed`: files under the root grew, appeared or disappeared. */
   onRootChanged(cb: (e: RootChanged) => void): Unsubscribe;

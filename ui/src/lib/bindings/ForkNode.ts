@@ -11,4 +11,8 @@ forkPointLine: number | null,
 /**
  * `ok`, `parent-missing`, `cycle`.
  */
-status: string, };
+status: string, 
+/**
+ * The root's name, in a view with several roots.
+ */
+root?: string, };

@@ -27,4 +27,12 @@ forkStatus: string,
 /**
  * Why the session is read-only (`no-header`, `old-version`, `future-version`), if it is.
  */
-readOnly: string | null, errors: number, warnings: number, };
+readOnly: string | null, errors: number, warnings: number, 
+/**
+ * The root's name, in a view with several roots.
+ */
+root?: string, 
+/**
+ * Another root holds a different copy of this session: the byte offset where they part.
+ */
+divergedAt?: number, };
