@@ -79,8 +79,8 @@ pub fn search(state: State<'_, AppState>, query: String, limit: u32) -> SearchRe
 }
 
 #[tauri::command(async)]
-pub fn transcript_page(state: State<'_, AppState>, path: String, start: u32, count: u32) -> R<TranscriptPage> {
-    Ok(state.explorer.transcript_page(&path, start as usize, count as usize)?)
+pub fn transcript_page(state: State<'_, AppState>, path: String, start: u32, count: u32, leaf_id: Option<String>) -> R<TranscriptPage> {
+    Ok(state.explorer.transcript_page_at(&path, leaf_id.as_deref(), start as usize, count as usize)?)
 }
 
 #[tauri::command(async)]
