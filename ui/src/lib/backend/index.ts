@@ -44,7 +44,8 @@ export interface Backend {
   setLabel(path: string, id: string, label: string | null): Promise<WriteResult>;
   forkSession(path: string, id: string, position: ForkPosition): Promise<ForkResult>;
   search(query: string, limit: number): Promise<SearchResult>;
-  transcriptPage(path: string, start: number, count: number): Promise<TranscriptPage>;
+  /** With `leafId`, the path to that entry instead of the session's (a view-only override). */
+  transcriptPage(path: string, start: number, count: number, leafId?: string | null): Promise<TranscriptPage>;
   switchBranch(path: string, toId: string): Promise<SwitchResult>;
   transcriptMarkdown(path: string, ids: string[] | null): Promise<string>;
   setReadOnly(on: boolean): Promise<AppInfo>;

@@ -93,8 +93,8 @@ export class TauriBackend implements Backend {
   search(query: string, limit: number) {
     return call<SearchResult>("search", { query, limit });
   }
-  transcriptPage(path: string, start: number, count: number) {
-    return call<TranscriptPage>("transcript_page", { path, start, count });
+  transcriptPage(path: string, start: number, count: number, leafId: string | null = null) {
+    return call<TranscriptPage>("transcript_page", { path, start, count, leafId });
   }
   switchBranch(path: string, toId: string) {
     return call<SwitchResult>("switch_branch", { path, toId });
