@@ -8,6 +8,7 @@ import { dirname, join } from "node:path";
 
 import { repo } from "./harness.mjs";
 import { Keys, sleep } from "./webdriver.mjs";
+import { journeySpecs } from "./journeys.mjs";
 
 const cli = process.env.PI_SESSION_BIN ?? join(repo, "target/debug/pi-session");
 const piOracle = join(repo, "tests/pi-oracle/oracle.mjs");
@@ -248,12 +249,12 @@ export const specs = [
 			await until(async () => (await at()) === fx.ids.branchHub || (await at()) === fx.ids.checkpoint, "] to reach a branch point");
 			if ((await at()) === fx.ids.checkpoint) await press(d, "]");
 			await until(async () => (await at()) === fx.ids.branchHub, "] to reach the hub");
-			// Enter collapses the branch point's subtree; Enter again opens it.
+			// Space collapses the branch point's subtree; Space again opens it (Enter navigates, as pi's /tree).
 			const rowsBefore = (await rowIds(d)).length;
-			await press(d, Keys.enter);
+			await press(d, " ");
 			await until(async () => (await rowIds(d)).length < rowsBefore, "the subtree to fold");
 			await h.shot("keyboard-folded");
-			await press(d, Keys.enter);
+			await press(d, " ");
 			await until(async () => (await rowIds(d)).length === rowsBefore, "the subtree to unfold");
 			// [ jumps back.
 			await press(d, "[");
@@ -454,4 +455,5 @@ export const specs = [
 			}
 		},
 	},
+	...journeySpecs,
 ];

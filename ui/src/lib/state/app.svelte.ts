@@ -162,6 +162,8 @@ export class AppState {
     if (this.list.limited) void this.refreshList();
     const first = mostRecent(this.list.sessions);
     if (first) await this.openSession(first.path);
+    // The keyboard starts in the tree (pi's /tree keys work at once).
+    this.focusTree++;
   }
 
   dispose() {

@@ -1,0 +1,261 @@
+// End-to-end scenarios of issue 12 (the three journeys), on sessions the real pi wrote (a copy
+// of demo/sessions) and on the fixtures: a switcher at a branch-summary branch point and at a
+// tool-result sibling, Undo of a switch, a navigate and a label (each an appended line, the old
+// bytes a prefix of the new), the selection kept in place after each write, and a keyboard-only
+// walk from the start to a fork.
+
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { cpSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+
+import { repo } from "./harness.mjs";
+import { Keys, sleep } from "./webdriver.mjs";
+
+const cli = process.env.PI_SESSION_BIN ?? join(repo, "target/debug/pi-session");
+const q = (s) => JSON.stringify(s);
+const DEMO_FILE = "--home-alice-projects-cli-tool--/2026-03-02T22-59-24-626Z_019cb0c7-1b52-7122-a36e-20a83636094f.jsonl";
+
+function demoCopy(dir) {
+	const root = join(dir, "demo-sessions");
+	cpSync(join(repo, "demo/sessions"), root, { recursive: true });
+	return { root, file: join(root, DEMO_FILE) };
+}
+
+async function until(fn, what, timeout = 8000) {
+	const end = Date.now() + timeout;
+	let last;
+	while (Date.now() < end) {
+		last = await fn();
+		if (last) return last;
+		await sleep(100);
+	}
+	throw new Error(`timed out: ${what} (last: ${JSON.stringify(last)})`);
+}
+
+const bytes = (p) => readFileSync(p);
+const lines = (p) => readFileSync(p, "utf8").split("\n").filter(Boolean);
+const leafOf = (p) => JSON.parse(execFileSync(cli, ["tree", p, "--json"], { encoding: "utf8" })).leafId;
+
+/** The old bytes are a prefix of the new ones, and `n` lines were appended. */
+function assertAppended(before, path, n) {
+	const after = bytes(path);
+	assert.ok(after.length > before.length && after.subarray(0, before.length).equals(before), "prefix invariant: old bytes unchanged");
+	const added = after.subarray(before.length).toString("utf8").split("\n").filter(Boolean);
+	assert.equal(added.length, n, `${n} line(s) appended`);
+	return added.map((l) => JSON.parse(l));
+}
+
+async function openSession(d, path) {
+	const row = await d.waitFor(`[data-testid=session-row][data-path=${q(path)}]`, { what: `session row ${path}` });
+	await row.click();
+	await d.waitFor("[data-testid=tree-row]", { what: "tree rows" });
+}
+
+async function selectRow(d, id) {
+	const css = `[data-testid=tree-row][data-id=${q(id)}]`;
+	await d.exec("window.__piExplorerTest?.reveal?.(arguments[0])", [id]);
+	const row = await d.waitFor(css, { what: `tree row ${id}` });
+	await row.click();
+	await d.waitForText("[data-testid=inspector]", id);
+}
+
+const selectedRowId = (d) => d.exec("const el = document.querySelector('[data-testid=tree-row][aria-selected=true]'); return el ? el.getAttribute('data-id') : null");
+const inspectedId = (d) => d.exec("const el = document.querySelector('[data-testid=inspector-id]'); return el ? el.textContent.trim() : null");
+const rowTop = (d, id) => d.exec(`const el = document.querySelector('[data-testid=tree-row][data-id=${q(id)}]'); return el ? Math.round(el.getBoundingClientRect().top) : null`);
+const leafRowId = (d) => d.exec("const el = document.querySelector('[data-testid=leaf-pill]'); const r = el && el.closest('[data-testid=tree-row]'); return r ? r.getAttribute('data-id') : null");
+const focusedTestId = (d) => d.exec("const el = document.activeElement; return el ? el.getAttribute('data-testid') : null");
+
+/** Selects entry `id` (the transcript follows the selection) and waits until its item is drawn. */
+async function transcriptItem(d, id) {
+	const css = `[data-testid=transcript-item][data-id=${q(id)}]`;
+	await d.exec("window.__piExplorerTest?.reveal?.(arguments[0])", [id]);
+	await d.waitFor(css, { what: `transcript item ${id}` });
+	return css;
+}
+
+/** Clicks a button of the newest toast that has one. */
+async function clickToast(d, testid) {
+	await d.waitFor(`[data-testid=${testid}]`, { what: `the toast's ${testid}` });
+	const all = await d.findAll(`[data-testid=${testid}]`);
+	await all.at(-1).click();
+}
+
+async function chord(d, mod, key) {
+	await d.cmd("POST", "/actions", {
+		actions: [{ type: "key", id: "kbd", actions: [{ type: "keyDown", value: mod }, { type: "keyDown", value: key }, { type: "keyUp", value: key }, { type: "keyUp", value: mod }] }],
+	});
+	await d.cmd("DELETE", "/actions");
+}
+
+async function press(d, ...keys) {
+	for (const k of keys) {
+		await d.keys(k);
+		await sleep(150);
+	}
+}
+
+export const journeySpecs = [
+	{
+		name: "journeys: a switcher at a branch-summary branch point and at a tool-result sibling (real pi session); a switch is undone by a new leaf line",
+		async run({ h, dir }) {
+			const { root, file } = demoCopy(dir);
+			const d = await h.open(["--sessions-dir", root]);
+			await openSession(d, file);
+			await (await d.find("[data-testid=tab-transcript]")).click();
+			const leaf0 = leafOf(file);
+			// 06b8f7e2 (assistant) has two children: a tool result and a branch summary (active).
+			const summary = await transcriptItem(d, "3048b6a5");
+			await d.waitForText(`${summary} [data-testid=sibling-pos]`, "2/2", { what: "the switcher on the branch summary" });
+			// And a tool result beside a user message (the user message is active).
+			const user = await transcriptItem(d, "ce20f1fc");
+			await d.waitForText(`${user} [data-testid=sibling-pos]`, "2/2", { what: "the switcher on the user message beside a tool result" });
+			await h.shot("journeys-switcher-branch-summary");
+			const b0 = bytes(file);
+			await (await d.waitFor(`${await transcriptItem(d, "3048b6a5")} [data-testid=sibling-prev]`)).click();
+			// The other branch is a tool result: it has its own switcher, at 1/2.
+			const tool = await transcriptItem(d, "96cd49f0");
+			await d.waitForText(`${tool} [data-testid=sibling-pos]`, "1/2", { what: "the switcher on the tool result" });
+			const [leafLine] = assertAppended(b0, file, 1);
+			assert.equal(leafLine.type, "leaf");
+			assert.notEqual(leafOf(file), leaf0);
+			await h.shot("journeys-switcher-tool-result");
+			// Undo: a new leaf line back to the old leaf, never a truncation.
+			await clickToast(d, "toast-undo");
+			await until(() => lines(file).length === b0.toString("utf8").split("\n").filter(Boolean).length + 2, "the undo line");
+			const [, undo] = assertAppended(b0, file, 2);
+			assert.deepEqual([undo.type, undo.targetId], ["leaf", leaf0]);
+			assert.equal(leafOf(file), leaf0);
+			await d.waitForText(`${await transcriptItem(d, "3048b6a5")} [data-testid=sibling-pos]`, "2/2", { what: "the branch summary back on the path" });
+		},
+	},
+	{
+		name: "journeys: read-only switching shows the other branch without writing",
+		async run({ h, dir }) {
+			const { root, file } = demoCopy(dir);
+			const d = await h.open(["--sessions-dir", root, "--read-only"]);
+			await openSession(d, file);
+			await (await d.find("[data-testid=tab-transcript]")).click();
+			const b0 = bytes(file);
+			await (await d.waitFor(`${await transcriptItem(d, "3048b6a5")} [data-testid=sibling-prev]`)).click();
+			const tool = await transcriptItem(d, "96cd49f0");
+			await d.waitForText(`${tool} [data-testid=sibling-pos]`, "1/2", { what: "the other branch shown" });
+			assert.ok(bytes(file).equals(b0), "nothing written");
+			await h.shot("journeys-read-only-switch");
+			await clickToast(d, "toast-undo");
+			await d.waitForText(`${await transcriptItem(d, "3048b6a5")} [data-testid=sibling-pos]`, "2/2", { what: "back on the session's own branch" });
+			assert.ok(bytes(file).equals(b0), "still nothing written");
+		},
+	},
+	{
+		name: "journeys: navigate and label keep the selection in place, leave the leaf chip alone, and Undo appends the previous state back",
+		async run({ h, dir }) {
+			const { root, file } = demoCopy(dir);
+			const d = await h.open(["--sessions-dir", root]);
+			await openSession(d, file);
+			const leaf0 = leafOf(file);
+			// Navigate to the branch point 06b8f7e2.
+			await selectRow(d, "06b8f7e2");
+			const top0 = await rowTop(d, "06b8f7e2");
+			const b0 = bytes(file);
+			await (await d.find("[data-testid=action-navigate]")).click();
+			await d.waitFor(`[data-testid=tree-row][data-id="06b8f7e2"] [data-testid=leaf-pill]`, { what: "the leaf pill on the entry" });
+			const [nav] = assertAppended(b0, file, 1);
+			assert.deepEqual([nav.type, nav.targetId], ["leaf", "06b8f7e2"]);
+			await d.waitForText("[data-testid=toast-code]", '"type":"leaf"', { what: "the toast names the line written" });
+			assert.equal(await selectedRowId(d), "06b8f7e2", "selection kept after navigate");
+			assert.equal(await inspectedId(d), "06b8f7e2");
+			const top1 = await rowTop(d, "06b8f7e2");
+			assert.ok(Math.abs(top1 - top0) <= 2, `the row stays in place (${top0} → ${top1})`);
+			await h.shot("journeys-navigate-toast");
+			// Label it: the label line hangs off the leaf, but the leaf chip stays, and Navigate stays disabled.
+			await (await d.find("[data-testid=action-label]")).click();
+			await (await d.waitFor("[data-testid=label-input]")).type("pick-me");
+			await (await d.find("[data-testid=label-save]")).click();
+			await d.waitForText(`[data-testid=tree-row][data-id="06b8f7e2"]`, "pick-me");
+			const [, lab] = assertAppended(b0, file, 2);
+			assert.deepEqual([lab.type, lab.targetId, lab.label], ["label", "06b8f7e2", "pick-me"]);
+			assert.equal(await leafRowId(d), "06b8f7e2", "the leaf chip did not move");
+			assert.equal(await selectedRowId(d), "06b8f7e2", "selection kept after label");
+			await until(async () => d.exec("return document.querySelector('[data-testid=action-navigate]').disabled"), "Navigate still disabled (already the leaf)");
+			const kids = await d.exec("return document.querySelector('[data-testid=inspector]').innerText");
+			assert.match(kids, /2 children/, "the label line is not a child");
+			await h.shot("journeys-label-toast");
+			// Undo the label: a new label line without a label.
+			await clickToast(d, "toast-undo");
+			await until(() => lines(file).length === b0.toString("utf8").split("\n").filter(Boolean).length + 3, "the label undo line");
+			const [, , unl] = assertAppended(b0, file, 3);
+			assert.equal(unl.type, "label");
+			assert.equal(unl.targetId, "06b8f7e2");
+			assert.ok(unl.label === undefined || unl.label === null, "the label is cleared");
+			await until(async () => !(await (await d.find(`[data-testid=tree-row][data-id="06b8f7e2"]`)).text()).includes("pick-me"), "the label gone from the row");
+			assert.equal(await selectedRowId(d), "06b8f7e2", "selection kept after the undo");
+			// Undo the navigate from a fresh navigate's toast: select another entry and navigate, then Undo.
+			await selectRow(d, "4d5b074a");
+			const rawLeaf = leafOf(file);
+			await (await d.find("[data-testid=action-navigate]")).click();
+			await d.waitFor(`[data-testid=tree-row][data-id="4d5b074a"] [data-testid=leaf-pill]`, { what: "the leaf on the tool result" });
+			const leafBefore = "06b8f7e2";
+			await clickToast(d, "toast-undo");
+			await until(() => leafOf(file) !== "4d5b074a" && leafOf(file), "the navigate undone");
+			const added = assertAppended(b0, file, 5);
+			// The previous leaf was the last label line over 06b8f7e2 (pi's leaf after a label): restored exactly.
+			assert.deepEqual([added[4].type, added[4].targetId], ["leaf", rawLeaf]);
+			assert.equal(leafOf(file), rawLeaf);
+			await selectRow(d, leafBefore);
+			await d.waitFor(`[data-testid=tree-row][data-id=${q(leafBefore)}] [data-testid=leaf-pill]`, { what: "the leaf chip back on 06b8f7e2" });
+			assert.ok(leaf0);
+		},
+	},
+	{
+		name: "journeys: a keyboard-only walk from the start to a fork (? help, Enter navigates, F forks, arrows in the list)",
+		async run({ h, fx }) {
+			const d = await h.open(["--sessions-dir", fx.root]);
+			await d.waitFor("[data-testid=tree-row][aria-selected=true]", { what: "the most recent session open with its leaf selected" });
+			await until(async () => (await focusedTestId(d)) === "tree-view", "the tree to have the focus at start");
+			// The open session's row is in view in the sidebar.
+			const inView = await d.exec("const r = document.querySelector('[data-testid=session-row][aria-current=true]'); if (!r) return false; const b = r.getBoundingClientRect(); const s = r.closest('.slist').getBoundingClientRect(); return b.top >= s.top && b.bottom <= s.bottom;");
+			assert.ok(inView, "the open session is scrolled into view");
+			// ? shows the keys; Escape closes it and the tree keys work again.
+			await press(d, "?");
+			await d.waitForText("[data-testid=keys-help]", "Enter");
+			await h.shot("journeys-keys-help");
+			await press(d, Keys.escape);
+			await until(async () => (await d.findAll("[data-testid=keys-help]")).length === 0, "help closed");
+			await until(async () => (await focusedTestId(d)) === "tree-view", "focus back in the tree");
+			// The session list: Ctrl+K, ↓ to another session, Enter opens it and hands the keys to its tree.
+			const open0 = await d.exec("return document.querySelector('[data-testid=session-row][aria-current=true]').getAttribute('data-path')");
+			await chord(d, "\uE009", "k");
+			await until(async () => (await focusedTestId(d)) === "search-input", "Ctrl+K focuses the search box");
+			await press(d, Keys.down);
+			await until(async () => (await focusedTestId(d)) === "session-row", "↓ into the list");
+			await press(d, Keys.down);
+			const target = await d.exec("return document.activeElement.getAttribute('data-path')");
+			assert.notEqual(target, open0);
+			await press(d, Keys.enter);
+			await until(async () => (await d.exec("const r = document.querySelector('[data-testid=session-row][aria-current=true]'); return r && r.getAttribute('data-path')")) === target, "Enter opens the session");
+			await until(async () => (await focusedTestId(d)) === "tree-view", "the tree has the keys");
+			// Home, then ↓ twice: an entry; Enter moves the leaf there (one leaf line).
+			await press(d, Keys.home, Keys.down);
+			const id = await until(() => selectedRowId(d), "a selected row");
+			const before = bytes(target);
+			await press(d, Keys.enter);
+			await until(() => bytes(target).length > before.length, "Enter to navigate");
+			const [nav] = assertAppended(before, target, 1);
+			assert.deepEqual([nav.type, nav.targetId], ["leaf", id]);
+			await until(async () => (await focusedTestId(d)) === "tree-view", "focus stays in the tree after the write");
+			// F forks from the selected entry into a new file; the toast shows how to resume it in pi.
+			const folder = dirname(target);
+			const files0 = readdirSync(folder);
+			await press(d, "F");
+			const created = await until(() => {
+				const n = readdirSync(folder).filter((f) => f.endsWith(".jsonl") && !files0.includes(f));
+				return n.length === 1 ? join(folder, n[0]) : null;
+			}, "a new session file");
+			await d.waitForText("[data-testid=toast-code]", `pi --session ${created}`, { what: "the resume command" });
+			assert.equal(await selectedRowId(d), id, "selection kept after the fork");
+			assert.equal(JSON.parse(lines(created).at(-1)).targetId, id);
+			await h.shot("journeys-keyboard-fork");
+		},
+	},
+];
