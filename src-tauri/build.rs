@@ -11,6 +11,7 @@ const COMMANDS: &[&str] = &[
     "context_view",
     "context_page",
     "hidden_page",
+    "audit_view",
     "navigate",
     "set_label",
     "fork_session",

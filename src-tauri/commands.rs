@@ -79,6 +79,11 @@ pub fn search(state: State<'_, AppState>, query: String, limit: u32) -> SearchRe
 }
 
 #[tauri::command(async)]
+pub fn audit_view(state: State<'_, AppState>, path: String, leaf_id: Option<String>) -> R<pi_session::explorer::AuditView> {
+    Ok(state.explorer.audit_view(&path, leaf_id.as_deref())?)
+}
+
+#[tauri::command(async)]
 pub fn transcript_page(state: State<'_, AppState>, path: String, start: u32, count: u32, leaf_id: Option<String>) -> R<TranscriptPage> {
     Ok(state.explorer.transcript_page_at(&path, leaf_id.as_deref(), start as usize, count as usize)?)
 }

@@ -96,6 +96,7 @@ pub fn with_commands<R: tauri::Runtime>(builder: tauri::Builder<R>, explorer: Ar
         commands::context_view,
         commands::context_page,
         commands::hidden_page,
+        commands::audit_view,
         commands::navigate,
         commands::set_label,
         commands::fork_session,

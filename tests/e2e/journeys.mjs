@@ -14,6 +14,7 @@ import { Keys, sleep } from "./webdriver.mjs";
 
 const cli = process.env.PI_SESSION_BIN ?? join(repo, "target/debug/pi-session");
 const q = (s) => JSON.stringify(s);
+const TWO_COMPACTIONS = "--home-alice-projects-cli-tool--/2026-03-02T16-05-49-386Z_019caf4c-74ca-74dd-bb9b-3973465f4881.jsonl";
 const DEMO_FILE = "--home-alice-projects-cli-tool--/2026-03-02T22-59-24-626Z_019cb0c7-1b52-7122-a36e-20a83636094f.jsonl";
 
 function demoCopy(dir) {
@@ -256,6 +257,54 @@ export const journeySpecs = [
 			assert.equal(await selectedRowId(d), id, "selection kept after the fork");
 			assert.equal(JSON.parse(lines(created).at(-1)).targetId, id);
 			await h.shot("journeys-keyboard-fork");
+		},
+	},
+	{
+		name: "journeys: the audit of a node behind two compactions, full width, untruncated, expanding in place, with a band in the tree and a jump there and back",
+		async run({ h, dir }) {
+			const { root } = demoCopy(dir);
+			const file = join(root, TWO_COMPACTIONS);
+			const d = await h.open(["--sessions-dir", root]);
+			await openSession(d, file);
+			await d.waitFor("[data-testid=tree-row][aria-selected=true]", { what: "the leaf selected" });
+			const sel0 = await d.exec("return window.__piExplorerTest.selectedId()");
+			assert.ok(sel0);
+			await (await d.find("[data-testid=tab-audit]")).click();
+			await until(async () => (await d.findAll("[data-testid=audit-compaction]")).length === 2, "two compaction rows");
+			// Full width: the inspector steps aside.
+			assert.equal((await d.findAll("[data-testid=inspector]")).length, 0, "no inspector column");
+			const w = await d.exec("return Math.round(document.querySelector('[data-testid=audit-view]').getBoundingClientRect().width)");
+			const win = await d.exec("return window.innerWidth");
+			assert.ok(w >= win - 300, `the audit spans the window but the sidebar (${w} of ${win})`);
+			// Tokens before and after on each row.
+			const rows = await d.exec("return [...document.querySelectorAll('[data-testid=audit-compaction]')].map(r => r.innerText)");
+			for (const r of rows) assert.match(r, /\d/, r);
+			// The whole summary, untruncated: every sentence of the compaction's summary is on screen.
+			const entries = lines(file).map((l) => JSON.parse(l));
+			const last = entries.find((e) => e.id === "f1bd77f7");
+			const summaryText = await (await d.find("[data-testid=audit-summary]")).text();
+			const words = last.summary.replace(/[#*`_>-]/g, " ").split(/\s+/).filter((x) => x.length > 3);
+			for (const wd of words) assert.ok(summaryText.includes(wd), `summary word ${wd}`);
+			// Hidden rows show their whole preview: nothing clipped.
+			const clipped = await d.exec("return [...document.querySelectorAll('[data-testid=audit-preview]')].filter(e => e.scrollWidth > e.clientWidth + 1).length");
+			assert.equal(clipped, 0, "no clipped preview");
+			const hidden = await d.exec("return [...document.querySelectorAll('[data-testid=audit-hidden]')].map(e => e.getAttribute('data-id'))");
+			assert.ok(hidden.length > 0);
+			await h.shot("journeys-audit");
+			// Expanding in place does not change the selection.
+			await (await d.find(`[data-testid=audit-hidden][data-id=${q(hidden[0])}] [data-testid=audit-expand]`)).click();
+			await d.waitFor(`[data-testid=audit-hidden][data-id=${q(hidden[0])}] .body`, { what: "the entry expanded" });
+			assert.equal(await d.exec("return window.__piExplorerTest.selectedId()"), sel0, "selection unchanged by expanding");
+			await h.shot("journeys-audit-expanded");
+			// Jump to the tree: the entry is selected there, inside the marked band; and back.
+			await (await d.find(`[data-testid=audit-hidden][data-id=${q(hidden[0])}] [data-testid=audit-to-tree]`)).click();
+			await until(async () => (await selectedRowId(d)) === hidden[0], "the hidden entry selected in the tree");
+			const band = await d.exec(`return document.querySelector('[data-testid=tree-row][data-id=${q(hidden[0])}]').getAttribute('data-hidden')`);
+			assert.equal(band, "true", "the hidden range is marked in the tree");
+			await h.shot("journeys-audit-band");
+			await (await d.waitFor("[data-testid=back-to-audit]")).click();
+			await d.waitFor(`[data-testid=audit-hidden][data-id=${q(hidden[0])}]`, { what: "back in the audit" });
+			assert.equal((await d.findAll("[data-testid=audit-compaction]")).length, 2);
 		},
 	},
 ];

@@ -134,3 +134,50 @@ fn query(path: &str) -> pi_session::api::TreeQuery {
 fn leaf_of(path: &str) -> pi_session::tree::Leaf {
     pi_session::Session::open(Path::new(path)).unwrap().tree.leaf
 }
+
+const TWO_COMPACTIONS: &str = "--home-alice-projects-cli-tool--/2026-03-02T16-05-49-386Z_019caf4c-74ca-74dd-bb9b-3973465f4881.jsonl";
+
+#[test]
+fn the_audit_lists_every_compaction_on_the_path_with_what_each_hid() {
+    common::private_cache();
+    let (_tmp, root) = common::demo_copy();
+    let path = root.join(TWO_COMPACTIONS).to_string_lossy().into_owned();
+    let ex = Explorer::new(root, "flag", true);
+    let a = ex.audit_view(&path, None).unwrap();
+    let ids: Vec<_> = a.compactions.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, vec!["4506851c", "f1bd77f7"], "oldest first");
+    let s = pi_session::Session::open(Path::new(&path)).unwrap();
+    let active = s.tree.active_path();
+    let pos = |id: &str| active.iter().position(|&i| s.id_of(i) == id).unwrap();
+    let mut seen = std::collections::HashSet::new();
+    for c in &a.compactions {
+        assert!(!c.summary.is_empty(), "the whole summary");
+        assert_eq!(c.hidden.len() as u32, c.hidden_messages + c.hidden_bookkeeping, "counts match the list");
+        assert!(c.hidden_messages > 0, "{} hid messages", c.id);
+        assert!(c.tokens_after > 0.0);
+        if let Some(b) = c.tokens_before {
+            assert!(c.tokens_after < b, "compaction shrinks the context ({} → {})", b, c.tokens_after);
+        }
+        // Hidden entries lie on the path before the kept start, none twice, none a compaction.
+        let kept = c.first_kept_entry_id.as_deref().map(pos).unwrap_or_else(|| pos(&c.id));
+        for h in &c.hidden {
+            assert!(pos(&h.id) < kept, "{} before the kept start", h.id);
+            assert!(seen.insert(h.id.clone()), "{} hidden once", h.id);
+            assert_ne!(h.kind, "compaction");
+            assert_eq!(h.message, pi_session::explorer::is_context_message(&s.index.entries[s.node(&h.id).unwrap() as usize].kind));
+        }
+    }
+    // Together they hide exactly what the context at the leaf leaves out (compactions aside).
+    let plan = s.context(s.tree.leaf);
+    let mut want: Vec<String> = plan.hidden.iter().filter(|&&i| s.index.entries[i as usize].kind != pi_session::entry::Kind::Compaction).map(|&i| s.id_of(i).to_string()).collect();
+    let mut got: Vec<String> = seen.into_iter().collect();
+    want.sort();
+    got.sort();
+    assert_eq!(got, want);
+    // Audited at an entry before the second compaction: only the first.
+    let first = &a.compactions[0];
+    let before_second = s.id_of(active[pos("f1bd77f7") - 1]).to_string();
+    let a1 = ex.audit_view(&path, Some(&before_second)).unwrap();
+    assert_eq!(a1.compactions.len(), 1);
+    assert_eq!(a1.compactions[0].hidden, first.hidden);
+}

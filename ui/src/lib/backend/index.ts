@@ -4,6 +4,7 @@
 
 import { TauriBackend } from "./tauri";
 import type { AppInfo } from "../bindings/AppInfo";
+import type { AuditView } from "../bindings/AuditView";
 import type { ContextMessage } from "../bindings/ContextMessage";
 import type { ContextView } from "../bindings/ContextView";
 import type { EntryDetail } from "../bindings/EntryDetail";
@@ -40,6 +41,8 @@ export interface Backend {
   contextView(path: string, leafId: string | null): Promise<ContextView>;
   contextPage(path: string, leafId: string | null, start: number, count: number): Promise<ContextMessage[]>;
   hiddenPage(path: string, leafId: string | null, start: number, count: number): Promise<HiddenEntry[]>;
+  /** Every compaction on the path to `leafId` (the leaf when null), audited. */
+  auditView(path: string, leafId: string | null): Promise<AuditView>;
   navigate(path: string, id: string | null): Promise<WriteResult>;
   setLabel(path: string, id: string, label: string | null): Promise<WriteResult>;
   forkSession(path: string, id: string, position: ForkPosition): Promise<ForkResult>;

@@ -3,6 +3,7 @@
 
 import { invoke } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
+import type { AuditView } from "../bindings/AuditView";
 import type { Backend, Unsubscribe } from "./index";
 import { ApiError } from "./index";
 import type { AppInfo } from "../bindings/AppInfo";
@@ -92,6 +93,9 @@ export class TauriBackend implements Backend {
   }
   search(query: string, limit: number) {
     return call<SearchResult>("search", { query, limit });
+  }
+  auditView(path: string, leafId: string | null) {
+    return call<AuditView>("audit_view", { path, leafId });
   }
   transcriptPage(path: string, start: number, count: number, leafId: string | null = null) {
     return call<TranscriptPage>("transcript_page", { path, start, count, leafId });

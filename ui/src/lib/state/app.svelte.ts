@@ -21,7 +21,7 @@ import { ROW_H } from "../../features/tree/lanes";
 import { baseName, describeLine, mostRecent, resumeCommand } from "../../features/journeys/writeText";
 import { copyText } from "../clipboard";
 
-export type CenterTab = "tree" | "forks" | "transcript";
+export type CenterTab = "tree" | "forks" | "transcript" | "audit";
 
 /** Sessions in the first listing of a start (the rest follow at once). */
 export const FIRST_SCREEN = 300;
@@ -91,6 +91,10 @@ export class AppState {
   focusTree = $state(0);
   /** Bumped to ask the inspector to open its label editor (the `l` key). */
   labelRequest = $state(0);
+  /** Entries hidden by compaction in the last audit (a band on their tree rows). */
+  auditHidden = $state<Set<string>>(new Set());
+  /** Set when the audit jumped to the tree: the entry to come back to. */
+  auditReturn = $state<string | null>(null);
   /** The keyboard help overlay (`?`). */
   helpOpen = $state(false);
   /** The tree's scroll offset (kept by the tree view; read when a write must keep the place). */
@@ -216,6 +220,8 @@ export class AppState {
       this.findIds = new Set();
       this.transcriptPicked = [];
       this.viewLeaf = null;
+      this.auditHidden = new Set();
+      this.auditReturn = null;
       this.tree.clear();
       this.transcriptEpoch++;
       await this.tree.reload({ start: 0, end: 60 });
