@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { cpSync, readdirSync, readFileSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
 import { repo } from "./harness.mjs";
@@ -94,6 +94,28 @@ async function press(d, ...keys) {
 		await d.keys(k);
 		await sleep(150);
 	}
+}
+
+/** `n` sessions in 10 project folders: a quarter roots, the rest forks (chains and siblings). */
+function manySessions(root, n) {
+	const files = [];
+	const t0 = Date.parse("2026-05-01T08:00:00.000Z");
+	for (let i = 0; i < n; i++) {
+		const dir = join(root, `--home-u-proj${i % 10}--`);
+		mkdirSync(dir, { recursive: true });
+		const ts = new Date(t0 + i * 60000).toISOString();
+		const id = `0197a3c2-${String(i).padStart(4, "0")}-7e00-8000-000000000000`;
+		const file = join(dir, `${ts.replace(/[:.]/g, "-")}_${id}.jsonl`);
+		const parent = i % 4 === 0 || i < 10 ? null : files[i - 10];
+		const head = { type: "session", version: 3, id, timestamp: ts, cwd: `/home/u/proj${i % 10}`, ...(parent ? { parentSession: parent.file } : {}) };
+		const mine = `m${i.toString(16).padStart(7, "0")}`;
+		const entries = [];
+		if (parent) entries.push(...parent.entries);
+		entries.push({ type: "message", id: mine, parentId: entries.at(-1)?.id ?? null, timestamp: ts, message: { role: "user", content: `Task ${i}: ${parent ? "try another way" : "start"}`, timestamp: t0 + i * 60000 } });
+		writeFileSync(file, [head, ...entries].map((x) => JSON.stringify(x)).join("\n") + "\n");
+		files.push({ file, entries, parent: parent?.file ?? null });
+	}
+	return files;
 }
 
 export const journeySpecs = [
@@ -305,6 +327,87 @@ export const journeySpecs = [
 			await (await d.waitFor("[data-testid=back-to-audit]")).click();
 			await d.waitFor(`[data-testid=audit-hidden][data-id=${q(hidden[0])}]`, { what: "back in the audit" });
 			assert.equal((await d.findAll("[data-testid=audit-compaction]")).length, 2);
+		},
+	},
+	{
+		name: "journeys: the fork graph fits 2,000 sessions in both axes; the wheel scrolls, ctrl+wheel zooms; a click shows details without leaving",
+		async run({ h, dir }) {
+			const root = join(dir, "many");
+			const all = manySessions(root, 2000);
+			const parents = new Set(all.map((f) => f.parent).filter(Boolean));
+			const inForks = all.filter((f) => f.parent || parents.has(f.file)).length;
+			const d = await h.open(["--sessions-dir", root]);
+			await (await d.waitFor("[data-testid=tab-forks]")).click();
+			await d.waitFor("[data-testid=fork-graph] [data-testid=fork-node]", { timeout: 60000, what: "the graph" });
+			await (await d.find("[data-testid=fork-graph] [aria-label=Fit]")).click();
+			await sleep(400);
+			const r = await d.exec(`const host = document.querySelector('[data-testid=fork-graph]').getBoundingClientRect();
+				const nodes = [...document.querySelectorAll('[data-testid=fork-node]')].map(n => n.getBoundingClientRect());
+				const out = nodes.filter(b => b.left < host.left - 1 || b.right > host.right + 1 || b.top < host.top - 1 || b.bottom > host.bottom + 1).length;
+				return { n: nodes.length, out, hw: host.width, hh: host.height };`);
+			// The sessions that take part in a fork are drawn (the default), all inside the view.
+			assert.ok(inForks > 1800, `${inForks} sessions in forks`);
+			assert.equal(r.n, inForks, `nodes drawn (${JSON.stringify(r)})`);
+			assert.equal(r.out, 0, `nodes outside the fitted view (${JSON.stringify(r)})`);
+			await h.shot("journeys-fork-graph-2000-fit");
+			// The wheel scrolls (the stage moves, the scale stays); ctrl+wheel zooms.
+			const stage = () => d.exec("return document.querySelector('[data-testid=fork-graph] .stage').style.transform");
+			const t0 = await stage();
+			await d.exec("document.querySelector('[data-testid=fork-graph]').dispatchEvent(new WheelEvent('wheel', { deltaY: 120, clientX: 600, clientY: 400, bubbles: true, cancelable: true }))");
+			const t1 = await until(async () => ((await stage()) !== t0 ? stage() : null), "the wheel to scroll");
+			assert.equal(t1.match(/scale\(([^)]+)\)/)[1], t0.match(/scale\(([^)]+)\)/)[1], "the wheel does not zoom");
+			await d.exec("document.querySelector('[data-testid=fork-graph]').dispatchEvent(new WheelEvent('wheel', { deltaY: -240, ctrlKey: true, clientX: 600, clientY: 400, bubbles: true, cancelable: true }))");
+			const t2 = await until(async () => ((await stage()) !== t1 ? stage() : null), "ctrl+wheel to zoom");
+			assert.ok(Number(t2.match(/scale\(([^)]+)\)/)[1]) > Number(t1.match(/scale\(([^)]+)\)/)[1]), "ctrl+wheel zooms in");
+			// A click shows details in the graph; the tab stays.
+			await (await d.find("[data-testid=fork-graph] [aria-label=Fit]")).click();
+			await d.exec("document.querySelector('[data-testid=fork-node]').click()");
+			await d.waitFor("[data-testid=fork-details]", { what: "the details" });
+			assert.equal(await d.exec("return document.querySelector('[data-testid=tab-forks]').getAttribute('aria-selected')"), "true");
+		},
+	},
+	{
+		name: "journeys: screenshots of every view in both themes at 1280x800 and 1600x1000 (docs/screenshots)",
+		async run({ h, dir }) {
+			const { root } = demoCopy(dir);
+			const file = join(root, TWO_COMPACTIONS);
+			const out = join(repo, "docs/screenshots");
+			mkdirSync(out, { recursive: true });
+			const d = await h.open(["--sessions-dir", root]);
+			await openSession(d, file);
+			const save = async (name) => {
+				await sleep(500);
+				writeFileSync(join(out, `${name}.png`), await d.screenshot());
+			};
+			const theme = () => d.exec("return document.documentElement.getAttribute('data-theme') || (document.documentElement.classList.contains('dark') ? 'dark' : 'light')");
+			for (const [w, hh] of [[1280, 800], [1600, 1000]]) {
+				await d.cmd("POST", "/window/rect", { width: w, height: hh });
+				await sleep(400);
+				const inner = await d.exec("return [window.innerWidth, window.innerHeight]");
+				const size = `${inner[0]}x${inner[1]}`;
+				for (let t = 0; t < 2; t++) {
+					const th = t === 0 ? "light" : "dark";
+					if ((await theme()).includes("dark") !== (th === "dark")) await (await d.find("[data-testid=theme-toggle]")).click();
+					await sleep(200);
+					await (await d.find("[data-testid=tab-tree]")).click();
+					await save(`journeys-tree-${th}-${size}`);
+					await (await d.find("[data-testid=tab-transcript]")).click();
+					await save(`journeys-transcript-${th}-${size}`);
+					await (await d.find("[data-testid=tab-audit]")).click();
+					await d.waitFor("[data-testid=audit-compaction]");
+					await save(`journeys-audit-${th}-${size}`);
+					await (await d.find("[data-testid=tab-forks]")).click();
+					await d.waitFor("[data-testid=fork-node]");
+					await (await d.find("[data-testid=fork-graph] [aria-label=Fit]")).click();
+					await save(`journeys-forks-${th}-${size}`);
+					await (await d.find("[data-testid=tab-tree]")).click();
+					await d.exec("document.querySelector('[data-testid=tree-view]').focus()");
+					await press(d, "?");
+					await d.waitFor("[data-testid=keys-help]");
+					await save(`journeys-keys-${th}-${size}`);
+					await press(d, Keys.escape);
+				}
+			}
 		},
 	},
 ];

@@ -315,9 +315,12 @@ export const specs = [
 				assert.ok((await edge.attr("data-fork-point")) === f.forkPointId, "edge carries the fork point");
 			}
 			await h.shot("fork-graph");
-			// Clicking a node opens that session's tree.
+			// Clicking a node shows its details in the graph; opening its tree is explicit.
 			const node = await d.find(`[data-testid=fork-node][data-path=${q(fx.ids.forkChain[2])}]`);
 			await node.click();
+			await d.waitForText("[data-testid=fork-details]", "Fork chain level");
+			assert.equal(await d.exec("return document.querySelector('[data-testid=tab-forks]').getAttribute('aria-selected')"), "true", "still on the graph");
+			await (await d.find("[data-testid=fork-open]")).click();
 			await d.waitFor("[data-testid=tree-row]");
 		},
 	},
