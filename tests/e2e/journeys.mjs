@@ -410,4 +410,22 @@ export const journeySpecs = [
 			}
 		},
 	},
+	{
+		name: "journeys: fork graph edges are labelled with the message where the fork happened (real pi forks)",
+		async run({ h, dir }) {
+			const { root } = demoCopy(dir);
+			const d = await h.open(["--sessions-dir", root]);
+			await (await d.waitFor("[data-testid=tab-forks]")).click();
+			await d.waitFor("[data-testid=fork-node]");
+			const forks = JSON.parse(execFileSync(cli, ["forks", "--sessions-dir", root, "--json"], { encoding: "utf8" })).sessions.filter((x) => x.parentSession && x.forkPointPreview);
+			assert.ok(forks.length >= 5, `forks with a fork point text (${forks.length})`);
+			for (const f of forks) {
+				const el = await d.waitFor(`[data-testid=fork-edge][data-child=${q(f.path)}] [data-testid=fork-edge-label]`, { what: `the label of ${f.path}` });
+				const text = await d.exec("return [...arguments[0].childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join('')", [{ "element-6066-11e4-a52e-4f735466cecf": el.id }]);
+				const want = f.forkPointPreview.replace(/\s+/g, " ").trim();
+				assert.ok(text.includes(want.slice(0, 20)), `${JSON.stringify(text)} shows ${JSON.stringify(want)}`);
+			}
+			await h.shot("journeys-fork-edge-labels");
+		},
+	},
 ];

@@ -181,3 +181,23 @@ fn the_audit_lists_every_compaction_on_the_path_with_what_each_hid() {
     assert_eq!(a1.compactions.len(), 1);
     assert_eq!(a1.compactions[0].hidden, first.hidden);
 }
+
+#[test]
+fn fork_graph_edges_carry_the_message_where_the_fork_happened() {
+    common::private_cache();
+    let (_tmp, root) = common::demo_copy();
+    let ex = Explorer::new(root, "flag", true);
+    let g = ex.fork_graph();
+    let forks: Vec<_> = g.nodes.iter().filter(|n| n.parent_path.is_some() && n.fork_point_id.is_some()).collect();
+    assert!(forks.len() >= 5, "demo forks ({})", forks.len());
+    for f in forks {
+        let text = f.fork_point_preview.as_deref().unwrap_or_else(|| panic!("{} has the fork point's text", f.path));
+        // The text is the fork point entry's own preview, read from the parent.
+        let parent = pi_session::Session::open(Path::new(f.parent_path.as_deref().unwrap())).unwrap();
+        let id = f.fork_point_id.as_deref().unwrap();
+        let i = parent.node(id).unwrap();
+        let line = fs::read_to_string(&parent.index.path).unwrap().lines().nth(parent.index.entries[i as usize].line as usize - 1).unwrap().to_string();
+        let want = pi_session::preview::preview(&parent.index.entries[i as usize], Some(&line)).text;
+        assert_eq!(text, want, "{}", f.path);
+    }
+}

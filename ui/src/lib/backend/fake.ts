@@ -550,6 +550,7 @@ export class FakeBackend implements Backend {
         parentPath: fi.parentPath,
         forkPointId: fi.forkPointId,
         forkPointLine: fi.forkPointLine,
+        forkPointPreview: null,
         status: fi.status,
       };
     });
