@@ -428,4 +428,22 @@ export const journeySpecs = [
 			await h.shot("journeys-fork-edge-labels");
 		},
 	},
+	{
+		name: "journeys: a compaction row shows the leaf pill and its label, as right after pi's /compact",
+		async run({ h, dir }) {
+			const { root } = demoCopy(dir);
+			const file = join(root, TWO_COMPACTIONS);
+			const d = await h.open(["--sessions-dir", root]);
+			await openSession(d, file);
+			await selectRow(d, "f1bd77f7");
+			await (await d.find("[data-testid=action-navigate]")).click();
+			await d.waitFor(`[data-testid=tree-row][data-id="f1bd77f7"] [data-testid=leaf-pill]`, { what: "the leaf pill on the compaction row" });
+			await (await d.find("[data-testid=action-label]")).click();
+			await (await d.waitFor("[data-testid=label-input]")).type("compacted");
+			await (await d.find("[data-testid=label-save]")).click();
+			await d.waitForText(`[data-testid=tree-row][data-id="f1bd77f7"]`, "compacted");
+			await d.waitFor(`[data-testid=tree-row][data-id="f1bd77f7"] [data-testid=leaf-pill]`, { what: "the leaf pill still there after the label" });
+			await h.shot("journeys-compaction-leaf-label");
+		},
+	},
 ];
