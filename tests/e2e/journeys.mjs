@@ -446,4 +446,50 @@ export const journeySpecs = [
 			await h.shot("journeys-compaction-leaf-label");
 		},
 	},
+	{
+		name: "journeys: finding your way: times in the list, the diagnostics banner with its text, resizable panes, and a write to a torn file asks first",
+		async run({ h, fx }) {
+			const d = await h.open(["--sessions-dir", fx.root]);
+			// Times: a date, a clock time (the relative time follows within a week).
+			const when = await (await d.waitFor("[data-testid=session-when]")).text();
+			assert.match(when, /^[A-Z][a-z]{2} \d{1,2}, \d\d:\d\d/, when);
+			// The damaged file: a banner with the diagnostics' text.
+			await openSession(d, fx.ids.damaged);
+			const banner = await d.waitFor("[data-testid=diag-banner]", { what: "the diagnostics banner" });
+			const text = await banner.text();
+			assert.match(text, /2 diagnostics/, text);
+			assert.match(text, /not valid JSON|cut off/, text);
+			await h.shot("journeys-diag-banner");
+			// Panes resize: the inspector's splitter moves with the keyboard.
+			const inspW = () => d.exec("return Math.round(document.querySelector('[data-testid=inspector]').getBoundingClientRect().width)");
+			const w0 = await inspW();
+			await d.exec("document.querySelectorAll('[data-testid=splitter]')[1].focus()");
+			await d.keys(Keys.left);
+			await d.keys(Keys.left);
+			await until(async () => (await inspW()) >= w0 + 30, "the inspector to widen");
+			// A write to the torn file asks first: nothing is written until confirmed.
+			await selectRow(d, "de000003");
+			const before = bytes(fx.ids.damaged);
+			await (await d.find("[data-testid=action-label]")).click();
+			await (await d.waitFor("[data-testid=label-input]")).type("checked");
+			await (await d.find("[data-testid=label-save]")).click();
+			await d.waitFor("[data-testid=torn-confirm]", { what: "the question" });
+			await h.shot("journeys-torn-asks");
+			assert.ok(bytes(fx.ids.damaged).equals(before), "nothing written before the answer");
+			await clickToast(d, "torn-cancel");
+			await sleep(300);
+			assert.ok(bytes(fx.ids.damaged).equals(before), "nothing written after Cancel");
+			await (await d.find("[data-testid=action-label]")).click();
+			await (await d.waitFor("[data-testid=label-input]")).type("checked");
+			await (await d.find("[data-testid=label-save]")).click();
+			await clickToast(d, "torn-confirm");
+			await until(() => bytes(fx.ids.damaged).length > before.length, "the label after confirming");
+			const after = bytes(fx.ids.damaged);
+			assert.ok(after.subarray(0, before.length).equals(before), "prefix invariant");
+			const added = after.subarray(before.length).toString("utf8");
+			assert.ok(added.startsWith("\n"), "the new line starts on a line of its own after the torn tail");
+			const line = JSON.parse(added.trim());
+			assert.deepEqual([line.type, line.targetId, line.label], ["label", "de000003", "checked"]);
+		},
+	},
 ];
