@@ -20,6 +20,8 @@ const COMMANDS: &[&str] = &[
     "switch_branch",
     "transcript_markdown",
     "set_read_only",
+    "recent_roots",
+    "open_root",
 ];
 
 fn main() {

@@ -5,7 +5,7 @@ pub mod commands;
 pub mod demo;
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use clap::Parser;
@@ -40,9 +40,31 @@ pub enum View {
     Transcript,
 }
 
-/// What the commands share.
+/// What the commands share: the explorer of the open root (replaced when another folder is
+/// opened) and its watcher.
 pub struct AppState {
-    pub explorer: Arc<Explorer>,
+    explorer: RwLock<Arc<Explorer>>,
+    watcher: Mutex<Option<pi_session::watch::RootWatch>>,
+}
+
+impl AppState {
+    pub fn new(explorer: Arc<Explorer>) -> AppState {
+        AppState { explorer: RwLock::new(explorer), watcher: Mutex::new(None) }
+    }
+
+    /// The explorer of the open root.
+    pub fn explorer(&self) -> Arc<Explorer> {
+        self.explorer.read().unwrap().clone()
+    }
+
+    fn replace(&self, explorer: Arc<Explorer>) {
+        *self.explorer.write().unwrap() = explorer;
+    }
+}
+
+/// The file of recently opened roots in the app's data folder.
+pub fn recent_file() -> PathBuf {
+    pi_session::recent::file_in(&data_dir())
 }
 
 fn source_name(s: RootSource) -> &'static str {
@@ -85,7 +107,7 @@ fn explorer_for_root(opts: &Options) -> Explorer {
 
 /// Registers the state and every command on a builder (shared with the mock-runtime tests).
 pub fn with_commands<R: tauri::Runtime>(builder: tauri::Builder<R>, explorer: Arc<Explorer>) -> tauri::Builder<R> {
-    builder.manage(AppState { explorer }).invoke_handler(tauri::generate_handler![
+    builder.manage(AppState::new(explorer)).invoke_handler(tauri::generate_handler![
         commands::app_info,
         commands::list_sessions,
         commands::fork_graph,
@@ -105,12 +127,61 @@ pub fn with_commands<R: tauri::Runtime>(builder: tauri::Builder<R>, explorer: Ar
         commands::switch_branch,
         commands::transcript_markdown,
         commands::set_read_only,
+        commands::recent_roots,
+        commands::open_root,
     ])
 }
 
 /// The app's context (config, embedded UI, capabilities), for any runtime.
 pub fn context<R: tauri::Runtime>() -> tauri::Context<R> {
     tauri::generate_context!("tauri.conf.json")
+}
+
+/// Starts serving an explorer: index progress events, the root's watcher, the first listing.
+pub fn start_explorer<R: tauri::Runtime>(handle: &tauri::AppHandle<R>, explorer: Arc<Explorer>) {
+    let progress = handle.clone();
+    explorer.set_progress_sink(Box::new(move |p| {
+        let _ = progress.emit("index-progress", p);
+    }));
+    let root = explorer.root().to_path_buf();
+    let handle = handle.clone();
+    // Watch the root, then build the listing while the window starts, so the page's first
+    // request finds it ready.
+    let _ = std::thread::Builder::new().name("prepare".into()).spawn(move || {
+        let watched = explorer.clone();
+        let events = handle.clone();
+        match pi_session::watch::watch_root(&root, Duration::from_millis(60), move |ev| {
+            watched.root_changed();
+            let _ = events.emit("root-changed", ev);
+        }) {
+            Ok(w) => {
+                explorer.set_watched();
+                // The previous root's watcher (if any) stops when dropped here.
+                *handle.state::<AppState>().watcher.lock().unwrap() = Some(w);
+            }
+            Err(e) => tracing::warn!("cannot watch {}: {e}", root.display()),
+        }
+        explorer.prepare();
+    });
+}
+
+/// Opens another sessions root in the running app (the folder picker).
+pub fn open_root<R: tauri::Runtime>(handle: &tauri::AppHandle<R>, path: &std::path::Path) -> Result<pi_session::api::AppInfo, pi_session::Error> {
+    let state = handle.state::<AppState>();
+    let old = state.explorer();
+    let real = std::fs::canonicalize(path).map_err(|e| pi_session::Error::io(path, e))?;
+    if !real.is_dir() {
+        return Err(pi_session::Error::io(path, std::io::Error::new(std::io::ErrorKind::NotADirectory, "not a folder")));
+    }
+    let info = old.app_info();
+    let explorer = Arc::new(Explorer::new(real.clone(), "picked", info.read_only_locked).with_initial_view(&info.initial_view));
+    explorer.set_read_only(info.read_only);
+    state.replace(explorer.clone());
+    start_explorer(handle, explorer.clone());
+    if let Err(e) = pi_session::recent::remember(&recent_file(), &real) {
+        tracing::warn!("cannot remember the root: {e}");
+    }
+    Ok(explorer.app_info())
 }
 
 pub fn run() {
@@ -120,29 +191,13 @@ pub fn run() {
     let root = explorer.root().to_path_buf();
     with_commands(tauri::Builder::default(), explorer)
         .setup(move |app| {
-            let progress = app.handle().clone();
-            app.state::<AppState>().explorer.set_progress_sink(Box::new(move |p| {
-                let _ = progress.emit("index-progress", p);
-            }));
-            // Watch the root, then build the listing while the window starts, so the page's
-            // first request finds it ready.
-            let handle = app.handle().clone();
-            let explorer = app.state::<AppState>().explorer.clone();
-            let _ = std::thread::Builder::new().name("prepare".into()).spawn(move || {
-                let watched = explorer.clone();
-                let events = handle.clone();
-                match pi_session::watch::watch_root(&root, Duration::from_millis(60), move |ev| {
-                    watched.root_changed();
-                    let _ = events.emit("root-changed", ev);
-                }) {
-                    Ok(w) => {
-                        explorer.set_watched();
-                        handle.manage(w);
-                    }
-                    Err(e) => tracing::warn!("cannot watch {}: {e}", root.display()),
+            let explorer = app.state::<AppState>().explorer();
+            if !explorer.app_info().demo {
+                if let Err(e) = pi_session::recent::remember(&recent_file(), &root) {
+                    tracing::warn!("cannot remember the root: {e}");
                 }
-                explorer.prepare();
-            });
+            }
+            start_explorer(app.handle(), explorer);
             Ok(())
         })
         .run(context())

@@ -492,4 +492,41 @@ export const journeySpecs = [
 			assert.deepEqual([line.type, line.targetId, line.label], ["label", "de000003", "checked"]);
 		},
 	},
+	{
+		name: "journeys: the folder picker opens another sessions root and remembers it among the recent roots",
+		async run({ h, fx, dir }) {
+			const { root } = demoCopy(dir);
+			let d = await h.open(["--sessions-dir", fx.root]);
+			await d.waitFor("[data-testid=session-row]");
+			await (await d.find("[data-testid=root-picker]")).click();
+			const input = await d.waitFor("[data-testid=root-input]");
+			await input.clear();
+			await input.type(root);
+			await (await d.find("[data-testid=root-open]")).click();
+			await until(async () => (await d.findAll("[data-testid=session-row]")).length === 29, "the demo copy's 29 sessions listed");
+			await d.waitFor("[data-testid=tree-row][aria-selected=true]", { what: "its most recent session open" });
+			const info = await d.exec("return window.__TAURI_INTERNALS__.invoke('app_info')");
+			assert.equal(info.root, root);
+			// A folder that does not exist: an error in the dialog, the open root unchanged.
+			await (await d.find("[data-testid=root-picker]")).click();
+			const again = await d.waitFor("[data-testid=root-input]");
+			await again.clear();
+			await again.type(join(dir, "nope"));
+			await (await d.find("[data-testid=root-open]")).click();
+			await d.waitFor("[data-testid=root-error]", { what: "the error" });
+			assert.equal((await d.exec("return window.__TAURI_INTERNALS__.invoke('app_info')")).root, root);
+			await h.shot("journeys-folder-picker");
+			await h.close();
+			// After a restart both roots are remembered, newest first.
+			d = await h.open(["--sessions-dir", fx.root]);
+			await d.waitFor("[data-testid=session-row]");
+			await (await d.find("[data-testid=root-picker]")).click();
+			await d.waitFor("[data-testid=recent-root]");
+			const recent = await d.exec("return [...document.querySelectorAll('[data-testid=recent-root]')].map(e => e.getAttribute('data-path'))");
+			assert.ok(recent.includes(root) && recent.includes(fx.root), JSON.stringify(recent));
+			// A recent root opens with one click.
+			await (await d.find(`[data-testid=recent-root][data-path=${q(root)}]`)).click();
+			await until(async () => (await d.findAll("[data-testid=session-row]")).length === 29, "the recent root opened");
+		},
+	},
 ];

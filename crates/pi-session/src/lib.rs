@@ -20,6 +20,7 @@ pub mod lines;
 pub mod listing;
 pub mod markdown;
 pub mod preview;
+pub mod recent;
 pub mod scan;
 pub mod session;
 pub mod skeleton;

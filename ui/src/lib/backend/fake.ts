@@ -718,7 +718,14 @@ export class FakeBackend implements Backend {
     return this.contextPlan(this.file(path), leafId).messages.slice(start, start + count);
   }
 
-  // The fake is being retired (the HTTP backend replaces it): the audit is not modelled here.
+  // The fake is being retired (the HTTP backend replaces it): the audit and the folder picker
+  // are not modelled here.
+  async recentRoots(): Promise<string[]> {
+    return [];
+  }
+  async openRoot(): Promise<never> {
+    throw new ApiError("invalid", "opening another folder needs the real backend");
+  }
   async auditView(): Promise<never> {
     throw new ApiError("invalid", "the compaction audit needs the real backend");
   }

@@ -52,6 +52,10 @@ export interface Backend {
   switchBranch(path: string, toId: string): Promise<SwitchResult>;
   transcriptMarkdown(path: string, ids: string[] | null): Promise<string>;
   setReadOnly(on: boolean): Promise<AppInfo>;
+  /** Sessions roots opened before, newest first. */
+  recentRoots(): Promise<string[]>;
+  /** Opens another sessions root (the folder picker); remembered among the recent roots. */
+  openRoot(path: string): Promise<AppInfo>;
 
   /** `root-changed`: files under the root grew, appeared or disappeared. */
   onRootChanged(cb: (e: RootChanged) => void): Unsubscribe;

@@ -94,6 +94,12 @@ export class TauriBackend implements Backend {
   search(query: string, limit: number) {
     return call<SearchResult>("search", { query, limit });
   }
+  recentRoots() {
+    return call<string[]>("recent_roots", {});
+  }
+  openRoot(path: string) {
+    return call<AppInfo>("open_root", { path });
+  }
   auditView(path: string, leafId: string | null) {
     return call<AuditView>("audit_view", { path, leafId });
   }

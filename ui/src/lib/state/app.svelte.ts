@@ -505,6 +505,34 @@ export class AppState {
     }
   }
 
+  /** Opens another sessions root; returns an error message, or null when it opened. */
+  async openRoot(path: string): Promise<string | null> {
+    try {
+      this.info = await this.backend.openRoot(path);
+    } catch (e) {
+      return ApiError.from(e).message;
+    }
+    this.openPath = null;
+    this.query = null;
+    this.selection = null;
+    this.selectedRow = null;
+    this.forkGraph = null;
+    this.list = null;
+    this.tree.clear();
+    this.transcriptEpoch++;
+    try {
+      this.list = await this.backend.listSessions();
+    } catch (e) {
+      this.error(e, "Could not list the sessions");
+      return null;
+    }
+    if (this.centerTab === "forks") void this.loadForkGraph();
+    const first = mostRecent(this.list.sessions);
+    if (first) await this.openSession(first.path);
+    this.focusTree++;
+    return null;
+  }
+
   async setReadOnly(on: boolean) {
     try {
       this.info = await this.backend.setReadOnly(on);
