@@ -529,4 +529,20 @@ export const journeySpecs = [
 			await until(async () => (await d.findAll("[data-testid=session-row]")).length === 29, "the recent root opened");
 		},
 	},
+	{
+		name: "journeys: arrow keys in the search results; Enter opens the hit",
+		async run({ h, fx }) {
+			const d = await h.open(["--sessions-dir", fx.root]);
+			await d.waitFor("[data-testid=tree-row][aria-selected=true]");
+			await chord(d, "\uE009", "k");
+			await until(async () => (await focusedTestId(d)) === "search-input", "Ctrl+K focuses the search box");
+			await d.keys("error pages");
+			await d.waitFor("[data-testid=search-hit]", { what: "search hits" });
+			await press(d, Keys.down);
+			await until(async () => (await focusedTestId(d)) === "search-hit", "↓ into the results");
+			const hit = await d.exec("return [document.activeElement.getAttribute('data-path'), document.activeElement.getAttribute('data-id')]");
+			await press(d, Keys.enter);
+			await until(async () => (await d.exec("return window.__piExplorerTest.selectedId()")) === hit[1], "Enter opens the hit and selects its entry");
+		},
+	},
 ];
