@@ -11,6 +11,7 @@ const COMMANDS: &[&str] = &[
     "context_view",
     "context_page",
     "hidden_page",
+    "audit_view",
     "navigate",
     "set_label",
     "fork_session",
@@ -26,6 +27,8 @@ const COMMANDS: &[&str] = &[
     "add_root",
     "remove_root",
     "set_root_read_only",
+    "recent_roots",
+    "open_root",
 ];
 
 fn main() {

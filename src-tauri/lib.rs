@@ -6,7 +6,7 @@ pub mod demo;
 pub mod roots;
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use clap::Parser;
@@ -43,14 +43,32 @@ pub enum View {
     Transcript,
 }
 
-/// Watchers of the roots after the first, kept for the app's lifetime.
-struct OtherRootWatches(#[allow(dead_code)] Vec<pi_session::watch::RootWatch>);
-
-/// What the commands share.
+/// What the commands share: the explorer of the open roots (replaced when another folder is
+/// opened), the watchers of its roots, and where the roots added in the window are remembered.
 pub struct AppState {
-    pub explorer: Arc<Explorer>,
-    /// Where the roots added in the window are remembered.
+    explorer: RwLock<Arc<Explorer>>,
+    watchers: Mutex<Vec<pi_session::watch::RootWatch>>,
     pub data_dir: PathBuf,
+}
+
+impl AppState {
+    pub fn new(explorer: Arc<Explorer>, data_dir: PathBuf) -> AppState {
+        AppState { explorer: RwLock::new(explorer), watchers: Mutex::new(Vec::new()), data_dir }
+    }
+
+    /// The explorer of the open roots.
+    pub fn explorer(&self) -> Arc<Explorer> {
+        self.explorer.read().unwrap().clone()
+    }
+
+    fn replace(&self, explorer: Arc<Explorer>) {
+        *self.explorer.write().unwrap() = explorer;
+    }
+}
+
+/// The file of recently opened roots in the app's data folder.
+pub fn recent_file() -> PathBuf {
+    pi_session::recent::file_in(&data_dir())
 }
 
 fn source_name(s: RootSource) -> &'static str {
@@ -115,7 +133,7 @@ fn explorer_for_root(opts: &Options) -> Explorer {
 
 /// Registers the state and every command on a builder (shared with the mock-runtime tests).
 pub fn with_commands<R: tauri::Runtime>(builder: tauri::Builder<R>, explorer: Arc<Explorer>) -> tauri::Builder<R> {
-    builder.manage(AppState { explorer, data_dir: data_dir() }).invoke_handler(tauri::generate_handler![
+    builder.manage(AppState::new(explorer, data_dir())).invoke_handler(tauri::generate_handler![
         commands::app_info,
         commands::list_sessions,
         commands::fork_graph,
@@ -126,6 +144,7 @@ pub fn with_commands<R: tauri::Runtime>(builder: tauri::Builder<R>, explorer: Ar
         commands::context_view,
         commands::context_page,
         commands::hidden_page,
+        commands::audit_view,
         commands::navigate,
         commands::set_label,
         commands::fork_session,
@@ -141,12 +160,68 @@ pub fn with_commands<R: tauri::Runtime>(builder: tauri::Builder<R>, explorer: Ar
         commands::add_root,
         commands::remove_root,
         commands::set_root_read_only,
+        commands::recent_roots,
+        commands::open_root,
     ])
 }
 
 /// The app's context (config, embedded UI, capabilities), for any runtime.
 pub fn context<R: tauri::Runtime>() -> tauri::Context<R> {
     tauri::generate_context!("tauri.conf.json")
+}
+
+/// Starts serving an explorer: index progress events, the root's watcher, the first listing.
+pub fn start_explorer<R: tauri::Runtime>(handle: &tauri::AppHandle<R>, explorer: Arc<Explorer>) {
+    let progress = handle.clone();
+    explorer.set_progress_sink(Box::new(move |p| {
+        let _ = progress.emit("index-progress", p);
+    }));
+    let roots: Vec<PathBuf> = explorer.roots().specs().iter().map(|s| s.path.clone()).collect();
+    let handle = handle.clone();
+    // Watch the roots (the other roots' listings are rebuilt on request; their events make the
+    // window ask), then build the listing while the window starts, so the page's first request
+    // finds it ready.
+    let _ = std::thread::Builder::new().name("prepare".into()).spawn(move || {
+        let mut watchers = Vec::new();
+        for (k, root) in roots.iter().enumerate() {
+            let watched = explorer.clone();
+            let events = handle.clone();
+            match pi_session::watch::watch_root(root, Duration::from_millis(60), move |ev| {
+                watched.root_changed();
+                let _ = events.emit("root-changed", ev);
+            }) {
+                Ok(w) => {
+                    if k == 0 {
+                        explorer.set_watched();
+                    }
+                    watchers.push(w);
+                }
+                Err(e) => tracing::warn!("cannot watch {}: {e}", root.display()),
+            }
+        }
+        // The previous roots' watchers (if any) stop when dropped here.
+        *handle.state::<AppState>().watchers.lock().unwrap() = watchers;
+        explorer.prepare();
+    });
+}
+
+/// Opens another sessions root in the running app (the folder picker).
+pub fn open_root<R: tauri::Runtime>(handle: &tauri::AppHandle<R>, path: &std::path::Path) -> Result<pi_session::api::AppInfo, pi_session::Error> {
+    let state = handle.state::<AppState>();
+    let old = state.explorer();
+    let real = std::fs::canonicalize(path).map_err(|e| pi_session::Error::io(path, e))?;
+    if !real.is_dir() {
+        return Err(pi_session::Error::io(path, std::io::Error::new(std::io::ErrorKind::NotADirectory, "not a folder")));
+    }
+    let info = old.app_info();
+    let explorer = Arc::new(Explorer::new(real.clone(), "picked", info.read_only_locked).with_initial_view(&info.initial_view));
+    explorer.set_read_only(info.read_only);
+    state.replace(explorer.clone());
+    start_explorer(handle, explorer.clone());
+    if let Err(e) = pi_session::recent::remember(&recent_file(), &real) {
+        tracing::warn!("cannot remember the root: {e}");
+    }
+    Ok(explorer.app_info())
 }
 
 pub fn run() {
@@ -156,43 +231,13 @@ pub fn run() {
     let root = explorer.root().to_path_buf();
     with_commands(tauri::Builder::default(), explorer)
         .setup(move |app| {
-            let progress = app.handle().clone();
-            app.state::<AppState>().explorer.set_progress_sink(Box::new(move |p| {
-                let _ = progress.emit("index-progress", p);
-            }));
-            // Watch the root, then build the listing while the window starts, so the page's
-            // first request finds it ready.
-            let handle = app.handle().clone();
-            let explorer = app.state::<AppState>().explorer.clone();
-            let _ = std::thread::Builder::new().name("prepare".into()).spawn(move || {
-                let watched = explorer.clone();
-                let events = handle.clone();
-                match pi_session::watch::watch_root(&root, Duration::from_millis(60), move |ev| {
-                    watched.root_changed();
-                    let _ = events.emit("root-changed", ev);
-                }) {
-                    Ok(w) => {
-                        explorer.set_watched();
-                        handle.manage(w);
-                    }
-                    Err(e) => tracing::warn!("cannot watch {}: {e}", root.display()),
+            let explorer = app.state::<AppState>().explorer();
+            if !explorer.app_info().demo {
+                if let Err(e) = pi_session::recent::remember(&recent_file(), &root) {
+                    tracing::warn!("cannot remember the root: {e}");
                 }
-                // The other roots given at start are watched too (their listings are rebuilt
-                // on request; the events make the window ask).
-                let mut others = Vec::new();
-                for spec in explorer.roots().specs().iter().skip(1) {
-                    let (watched, events) = (explorer.clone(), handle.clone());
-                    match pi_session::watch::watch_root(&spec.path, Duration::from_millis(60), move |ev| {
-                        watched.root_changed();
-                        let _ = events.emit("root-changed", ev);
-                    }) {
-                        Ok(w) => others.push(w),
-                        Err(e) => tracing::warn!("cannot watch {}: {e}", spec.path.display()),
-                    }
-                }
-                handle.manage(OtherRootWatches(others));
-                explorer.prepare();
-            });
+            }
+            start_explorer(app.handle(), explorer);
             Ok(())
         })
         .run(context())

@@ -8,6 +8,7 @@ import { dirname, join } from "node:path";
 
 import { repo } from "./harness.mjs";
 import { Keys, sleep } from "./webdriver.mjs";
+import { journeySpecs } from "./journeys.mjs";
 
 const cli = process.env.PI_SESSION_BIN ?? join(repo, "target/debug/pi-session");
 const piOracle = join(repo, "tests/pi-oracle/oracle.mjs");
@@ -248,12 +249,12 @@ export const specs = [
 			await until(async () => (await at()) === fx.ids.branchHub || (await at()) === fx.ids.checkpoint, "] to reach a branch point");
 			if ((await at()) === fx.ids.checkpoint) await press(d, "]");
 			await until(async () => (await at()) === fx.ids.branchHub, "] to reach the hub");
-			// Enter collapses the branch point's subtree; Enter again opens it.
+			// Space collapses the branch point's subtree; Space again opens it (Enter navigates, as pi's /tree).
 			const rowsBefore = (await rowIds(d)).length;
-			await press(d, Keys.enter);
+			await press(d, " ");
 			await until(async () => (await rowIds(d)).length < rowsBefore, "the subtree to fold");
 			await h.shot("keyboard-folded");
-			await press(d, Keys.enter);
+			await press(d, " ");
 			await until(async () => (await rowIds(d)).length === rowsBefore, "the subtree to unfold");
 			// [ jumps back.
 			await press(d, "[");
@@ -314,9 +315,12 @@ export const specs = [
 				assert.ok((await edge.attr("data-fork-point")) === f.forkPointId, "edge carries the fork point");
 			}
 			await h.shot("fork-graph");
-			// Clicking a node opens that session's tree.
+			// Clicking a node shows its details in the graph; opening its tree is explicit.
 			const node = await d.find(`[data-testid=fork-node][data-path=${q(fx.ids.forkChain[2])}]`);
 			await node.click();
+			await d.waitForText("[data-testid=fork-details]", "Fork chain level");
+			assert.equal(await d.exec("return document.querySelector('[data-testid=tab-forks]').getAttribute('aria-selected')"), "true", "still on the graph");
+			await (await d.find("[data-testid=fork-open]")).click();
 			await d.waitFor("[data-testid=tree-row]");
 		},
 	},
@@ -608,7 +612,7 @@ export const specs = [
 			}
 		},
 	},
-{
+	{
 		name: "two roots in one window: root on each session, a synced prefix copy once, a diverged copy flagged, roots added and removed",
 		async run({ h, fx, dir }) {
 			// A second machine's folder: a copy of session A synced before its last lines (a byte
@@ -677,4 +681,5 @@ export const specs = [
 			await h.shot("two-roots-added");
 		},
 	},
+	...journeySpecs,
 ];

@@ -96,6 +96,14 @@ struct PathPage {
     path: String,
     start: u32,
     count: u32,
+    #[serde(default)]
+    leaf_id: Option<String>,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[allow(dead_code)]
+struct OpenRoot {
+    path: String,
 }
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -235,7 +243,7 @@ pub fn call(ex: &Explorer, command: &str, arguments: Value) -> Result<Value, Ser
         }
         "transcript_page" => {
             let a: PathPage = args(c, v)?;
-            ok(ex.transcript_page(&a.path, a.start as usize, a.count as usize))
+            ok(ex.transcript_page_at(&a.path, a.leaf_id.as_deref(), a.start as usize, a.count as usize))
         }
         "switch_branch" => {
             let a: Switch = args(c, v)?;
@@ -260,6 +268,20 @@ pub fn call(ex: &Explorer, command: &str, arguments: Value) -> Result<Value, Ser
         "compare_branches" => {
             let a: Compare = args(c, v)?;
             ok(ex.compare(&a.a_path, &a.a_id, &a.b_path, &a.b_id))
+        }
+        "audit_view" => {
+            let a: PathLeaf = args(c, v)?;
+            ok(ex.audit_view(&a.path, a.leaf_id.as_deref()))
+        }
+        // The server's recent roots are not the browser's: none are offered, and opening a
+        // folder of the serving machine is for its command line only.
+        "recent_roots" => {
+            args::<NoArgs>(c, v)?;
+            val(Vec::<String>::new())
+        }
+        "open_root" => {
+            args::<OpenRoot>(c, v)?;
+            Err(ServeError::WindowOnly(c.into()))
         }
         "add_root" => {
             args::<AddRoot>(c, v)?;

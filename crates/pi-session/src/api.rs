@@ -490,6 +490,8 @@ pub struct ForkNode {
     pub fork_point_id: Option<String>,
     /// Line of the fork point in the parent.
     pub fork_point_line: Option<u32>,
+    /// Short text of the fork point entry: the message where the fork happened.
+    pub fork_point_preview: Option<String>,
     /// `ok`, `parent-missing`, `cycle`.
     pub status: String,
     /// The root's name, in a view with several roots.

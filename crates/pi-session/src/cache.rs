@@ -22,6 +22,9 @@ pub struct CachedFork {
     pub fork_point_id: Option<String>,
     #[serde(default)]
     pub fork_point_line: Option<u32>,
+    /// Short text of the fork point entry.
+    #[serde(default)]
+    pub fork_point_preview: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -32,7 +32,19 @@ pub struct ForkInfo {
     /// Line of the fork point in the parent file.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fork_point_line: Option<u32>,
+    /// Short text of the fork point entry (the message where the fork happened).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fork_point_preview: Option<String>,
     pub status: ForkStatus,
+}
+
+/// Short plain text of entry `id` of `s` (≤ 200 chars), for labelling a fork edge.
+pub(crate) fn point_preview(s: &Session, id: Option<&str>) -> Option<String> {
+    let i = *s.index.by_id.get(id?)?;
+    let mut reader = crate::context::BodyReader::open(&s.index).ok()?;
+    let text = reader.line(i).ok()?;
+    let p = crate::preview::preview(&s.index.entries[i as usize], Some(&text)).text;
+    (!p.is_empty()).then_some(p)
 }
 
 /// Resolves `parentSession`: absolute as is; relative against the header cwd, then the root.
@@ -66,6 +78,7 @@ pub fn fork_graph(
         let (Some(child), Some(parent)) = (open(&sessions[i].path), open(&parent_path)) else { continue };
         out[i].fork_point_id = fork_point(&child, &parent);
         out[i].fork_point_line = out[i].fork_point_id.as_deref().and_then(|id| parent.index.entry(id)).map(|e| e.line);
+        out[i].fork_point_preview = point_preview(&parent, out[i].fork_point_id.as_deref());
     }
     out
 }
@@ -87,15 +100,17 @@ pub fn fork_graph_cached(root: &Path, sessions: &[SessionSummary], cache: &mut c
         let child_path = &sessions[i].path;
         let Some(entry) = cache.files.get(child_path) else { continue };
         let parent_stamp = stamp(&parent_path);
-        match entry.fork.as_ref().filter(|f| f.parent == parent_path && Some(f.parent_stamp) == parent_stamp) {
+        // An entry cached before fork points had their text is computed again.
+        match entry.fork.as_ref().filter(|f| f.parent == parent_path && Some(f.parent_stamp) == parent_stamp && (f.fork_point_id.is_none() || f.fork_point_preview.is_some())) {
             Some(f) => {
                 out[i].fork_point_id = f.fork_point_id.clone();
                 out[i].fork_point_line = f.fork_point_line;
+                out[i].fork_point_preview = f.fork_point_preview.clone();
             }
             None => todo.push((i, parent_path, parent_stamp)),
         }
     }
-    type Found = (usize, PathBuf, Option<FileStamp>, Option<(Option<String>, Option<u32>)>);
+    type Found = (usize, PathBuf, Option<FileStamp>, Option<(Option<String>, Option<u32>, Option<String>)>);
     let found: Vec<Found> = todo
         .into_par_iter()
         .map(|(i, parent_path, ps)| {
@@ -103,7 +118,8 @@ pub fn fork_graph_cached(root: &Path, sessions: &[SessionSummary], cache: &mut c
                 (Ok(child), Ok(parent)) => {
                     let id = fork_point(&child, &parent);
                     let line = id.as_deref().and_then(|id| parent.index.entry(id)).map(|e| e.line);
-                    Some((id, line))
+                    let text = point_preview(&parent, id.as_deref());
+                    Some((id, line, text))
                 }
                 _ => None,
             };
@@ -111,13 +127,14 @@ pub fn fork_graph_cached(root: &Path, sessions: &[SessionSummary], cache: &mut c
         })
         .collect();
     for (i, parent_path, ps, point) in found {
-        let Some((id, line)) = point else { continue };
+        let Some((id, line, text)) = point else { continue };
         if let (Some(entry), Some(ps)) = (cache.files.get_mut(&sessions[i].path), ps) {
-            entry.fork = Some(CachedFork { parent: parent_path, parent_stamp: ps, fork_point_id: id.clone(), fork_point_line: line });
+            entry.fork = Some(CachedFork { parent: parent_path, parent_stamp: ps, fork_point_id: id.clone(), fork_point_line: line, fork_point_preview: text.clone() });
             cache.changed = true;
         }
         out[i].fork_point_id = id;
         out[i].fork_point_line = line;
+        out[i].fork_point_preview = text;
     }
     out
 }
@@ -168,6 +185,7 @@ fn fork_links(root: &Path, sessions: &[SessionSummary]) -> (Vec<ForkInfo>, Vec<O
             parent_path: None,
             fork_point_id: None,
             fork_point_line: None,
+            fork_point_preview: None,
             status: ForkStatus::Ok,
         };
         if let Some(ps) = &s.parent_session {

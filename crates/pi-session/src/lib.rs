@@ -23,6 +23,7 @@ pub mod listing;
 pub mod markdown;
 pub mod preview;
 pub mod roots;
+pub mod recent;
 pub mod scan;
 pub mod session;
 pub mod skeleton;
@@ -171,5 +172,19 @@ impl Session {
 
     pub fn leaf_id(&self) -> Option<&str> {
         self.tree.leaf_index().map(|i| self.id_of(i))
+    }
+
+    /// The effective leaf: the nearest entry at or above the leaf that is not a bookkeeping line
+    /// (a label or leaf line appended after it does not move it). This is where the "leaf" chip
+    /// sits and what "Already the leaf" means.
+    pub fn effective_leaf(&self) -> Option<u32> {
+        let mut cur = self.tree.leaf_index()?;
+        while self.index.entries[cur as usize].kind.is_bookkeeping() {
+            cur = self.tree.parent[cur as usize];
+            if cur == crate::tree::NONE {
+                return None;
+            }
+        }
+        Some(cur)
     }
 }

@@ -311,6 +311,7 @@ pub fn resolve_across(m: &mut MultiListing, per_root: Vec<ForkInfo>) -> Vec<Fork
             parent_path: None,
             fork_point_id: None,
             fork_point_line: None,
+            fork_point_preview: None,
             status: ForkStatus::Ok,
         });
         if let Some(pp) = f.parent_path.clone() {
@@ -327,6 +328,7 @@ pub fn resolve_across(m: &mut MultiListing, per_root: Vec<ForkInfo>) -> Vec<Fork
                 f.status = ForkStatus::Ok;
                 f.fork_point_id = None;
                 f.fork_point_line = None;
+                f.fork_point_preview = None;
                 fixed.push(i);
             }
         }
@@ -337,6 +339,7 @@ pub fn resolve_across(m: &mut MultiListing, per_root: Vec<ForkInfo>) -> Vec<Fork
         let (Ok(child), Some(Ok(parent))) = (crate::Session::open(&m.sessions[i].summary.path), out[i].parent_path.as_ref().map(crate::Session::open)) else { continue };
         out[i].fork_point_id = crate::forks::fork_point(&child, &parent);
         out[i].fork_point_line = out[i].fork_point_id.as_deref().and_then(|id| parent.index.entry(id)).map(|e| e.line);
+        out[i].fork_point_preview = crate::forks::point_preview(&parent, out[i].fork_point_id.as_deref());
         m.sessions[i].summary.diagnostics.retain(|d| d.kind != DiagKind::ParentSessionMissing);
     }
     out

@@ -29,6 +29,8 @@ export interface PerfHook {
  */
 export interface TestHook {
   reveal(id: string): Promise<void>;
+  /** The selected entry's id (the tree may not draw its row while another view is shown). */
+  selectedId(): string | null;
 }
 
 declare global {

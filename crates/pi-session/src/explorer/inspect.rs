@@ -37,9 +37,10 @@ impl Explorer {
             timestamp: (!e.ts.is_nan()).then_some(e.ts),
             label: s.tree.labels.get(id).map(|l| l.text.clone()),
             on_path: on_path.contains(&i),
-            is_leaf: s.tree.leaf == Leaf::Entry(i),
+            is_leaf: s.effective_leaf() == Some(i),
             depth: s.tree.depth[i as usize],
-            child_ids: s.tree.children[i as usize].iter().map(|&c| s.id_of(c).to_string()).collect(),
+            // Bookkeeping lines (a label line hangs off the leaf) are not children a user sees.
+            child_ids: super::transcript::visible_children_of(&s, &s.tree.children[i as usize]).iter().map(|&c| s.id_of(c).to_string()).collect(),
             raw,
             usage: e.usage().copied(),
             path_tokens,

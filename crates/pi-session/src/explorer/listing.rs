@@ -113,6 +113,7 @@ impl Explorer {
                     parent_path: f.parent_path.as_ref().map(|p| p.to_string_lossy().into_owned()),
                     fork_point_id: f.fork_point_id.clone(),
                     fork_point_line: f.fork_point_line,
+                    fork_point_preview: f.fork_point_preview.clone(),
                     status: status_str(f.status).into(),
                     root: None,
                 }

@@ -2,6 +2,7 @@
 //! Each app command is a thin adapter over one method here, so the same behaviour is tested
 //! without a window.
 
+mod audit;
 mod context;
 mod inspect;
 mod lister;
@@ -23,6 +24,7 @@ use crate::layout::Layout;
 use crate::write::{self, WriteOptions};
 use crate::{Error, Session};
 
+pub use audit::{is_context_message, AuditCompaction, AuditHidden, AuditView, AUDIT_HIDDEN_MAX};
 pub use lister::{ProgressSink, Snapshot};
 use lister::Lister;
 pub use listing::title_of;

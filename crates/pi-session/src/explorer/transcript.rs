@@ -3,7 +3,7 @@
 use super::Explorer;
 use crate::api::*;
 use crate::context::BodyReader;
-use crate::entry::{Kind, Role};
+use crate::entry::Kind;
 use crate::preview::line_value;
 use crate::tree::NONE;
 use crate::{Error, Session};
@@ -17,9 +17,22 @@ impl Explorer {
     }
 
     pub fn transcript_page(&self, path: &str, start: usize, count: usize) -> Result<TranscriptPage, Error> {
+        self.transcript_page_at(path, None, start, count)
+    }
+
+    /// The transcript of the path to `view_leaf` instead of the session's leaf (a view-only
+    /// override: read-only branch switching shows the other branch without writing). `None` is
+    /// the session's own active path.
+    pub fn transcript_page_at(&self, path: &str, view_leaf: Option<&str>, start: usize, count: usize) -> Result<TranscriptPage, Error> {
         let arc = self.session(path)?;
         let s = arc.read().unwrap();
-        let nodes = Self::transcript_nodes(&s);
+        let nodes = match view_leaf {
+            None => Self::transcript_nodes(&s),
+            Some(id) => {
+                let i = s.node(id)?;
+                s.tree.path_to(i).into_iter().filter(|&k| in_transcript(&s.index.entries[k as usize].kind)).collect()
+            }
+        };
         let mut reader = BodyReader::open(&s.index)?;
         let end = (start + count.min(1000)).min(nodes.len());
         let mut items = Vec::with_capacity(end.saturating_sub(start));
@@ -39,7 +52,10 @@ impl Explorer {
         }
         Ok(TranscriptPage {
             path: s.index.path.to_string_lossy().into_owned(),
-            leaf_id: s.leaf_id().map(str::to_string),
+            leaf_id: match view_leaf {
+                Some(id) => Some(id.to_string()),
+                None => s.leaf_id().map(str::to_string),
+            },
             total: nodes.len() as u32,
             start: start as u32,
             items,
@@ -94,10 +110,11 @@ fn in_transcript(k: &Kind) -> bool {
     matches!(k, Kind::Message | Kind::CustomMessage | Kind::Compaction | Kind::BranchSummary | Kind::Usage | Kind::ContextEdit)
 }
 
-/// Visible (default filter) siblings of a transcript entry: bookkeeping lines are transparent.
-fn siblings(s: &Session, i: u32) -> Option<Siblings> {
-    let e = &s.index.entries[i as usize];
-    if !matches!(e.role(), Some(Role::User) | Some(Role::Assistant)) {
+/// Visible (default filter) siblings of a transcript entry, whatever their kinds (user,
+/// assistant, tool result, branch summary, compaction, custom message): every branch point on
+/// the path gets a switcher. Bookkeeping lines are transparent.
+pub(crate) fn siblings(s: &Session, i: u32) -> Option<Siblings> {
+    if !in_transcript(&s.index.entries[i as usize].kind) {
         return None;
     }
     // The nearest visible ancestor.
@@ -105,17 +122,8 @@ fn siblings(s: &Session, i: u32) -> Option<Siblings> {
     while vp != NONE && s.index.entries[vp as usize].kind.is_bookkeeping() {
         vp = s.tree.parent[vp as usize];
     }
-    let first: Vec<u32> = if vp == NONE { s.tree.roots.clone() } else { s.tree.children[vp as usize].clone() };
-    // Expand bookkeeping children into their visible descendants, in order.
-    let mut sibs = Vec::new();
-    let mut stack: Vec<u32> = first.into_iter().rev().collect();
-    while let Some(c) = stack.pop() {
-        if s.index.entries[c as usize].kind.is_bookkeeping() {
-            stack.extend(s.tree.children[c as usize].iter().rev());
-        } else if in_transcript(&s.index.entries[c as usize].kind) {
-            sibs.push(c);
-        }
-    }
+    let first: &[u32] = if vp == NONE { &s.tree.roots } else { &s.tree.children[vp as usize] };
+    let sibs: Vec<u32> = visible_children_of(s, first).into_iter().filter(|&c| in_transcript(&s.index.entries[c as usize].kind)).collect();
     if sibs.len() < 2 {
         return None;
     }
@@ -126,6 +134,21 @@ fn siblings(s: &Session, i: u32) -> Option<Siblings> {
         prev_id: k.checked_sub(1).map(|p| s.id_of(sibs[p]).to_string()),
         next_id: sibs.get(k + 1).map(|&n| s.id_of(n).to_string()),
     })
+}
+
+/// The children of a node as the default view draws them: a bookkeeping child (a label or leaf
+/// line) is transparent, its own children stand in its place, in order.
+pub(crate) fn visible_children_of(s: &Session, first: &[u32]) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut stack: Vec<u32> = first.iter().rev().copied().collect();
+    while let Some(c) = stack.pop() {
+        if s.index.entries[c as usize].kind.is_bookkeeping() {
+            stack.extend(s.tree.children[c as usize].iter().rev());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The id of the entry of `i`'s subtree written last (largest line), not a bookkeeping line.

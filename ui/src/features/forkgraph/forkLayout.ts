@@ -33,6 +33,8 @@ export interface FGEdge {
   forkPointId: string | null;
   d: string;
   label: string;
+  /** The whole label (the fork point's message), for a tooltip. */
+  full: string;
   lx: number;
   ly: number;
   kind: "fork" | "ghost" | "cycle";
@@ -173,14 +175,34 @@ function edge(a: FGNode, b: FGNode, child: ForkNode | null, kind: FGEdge["kind"]
   } else {
     d = `M${x1} ${y1}L${x2} ${cy}`;
   }
-  const label = kind === "cycle" ? "cycle" : kind === "ghost" ? "parent missing" : child?.forkPointLine ? `at L${child.forkPointLine}` : child?.forkPointId ? `at ${child.forkPointId.slice(0, 8)}` : "";
-  const lx = kind === "cycle" ? Math.max(a.x, b.x) + NODE_W + 28 : x1 + 14;
-  const ly = kind === "cycle" ? (a.y + b.y) / 2 + NODE_H / 2 : cy - 5;
-  return { key: `${a.key}->${b.key}:${kind}`, child: b.path, forkPointId: child?.forkPointId ?? null, d, label, lx, ly, kind };
+  const label =
+    kind === "cycle"
+      ? "cycle"
+      : kind === "ghost"
+        ? "parent missing"
+        : child?.forkPointPreview
+          ? edgeText(child.forkPointPreview)
+          : child?.forkPointLine
+            ? `at L${child.forkPointLine}`
+            : child?.forkPointId
+              ? `at ${child.forkPointId.slice(0, 8)}`
+              : "";
+  // The fork point's message sits in the gap just above the fork's node, where its edge arrives.
+  const text = kind === "fork" && !!child?.forkPointPreview;
+  const lx = kind === "cycle" ? Math.max(a.x, b.x) + NODE_W + 28 : text ? b.x + 2 : x1 + 14;
+  const ly = kind === "cycle" ? (a.y + b.y) / 2 + NODE_H / 2 : text ? b.y - 3 : cy - 5;
+  const full = text ? (child?.forkPointPreview ?? "") : label;
+  return { key: `${a.key}->${b.key}:${kind}`, child: b.path, forkPointId: child?.forkPointId ?? null, d, label, full, lx, ly, kind };
 }
 
 /** Shortens a title to fit a node (SVG text has no ellipsis). */
 export function fitText(s: string, max: number): string {
   const t = s.replace(/\s+/g, " ").trim();
   return t.length > max ? t.slice(0, Math.max(1, max - 1)) + "…" : t;
+}
+
+/** An edge label: the fork point's message, cut to fit beside the edge. */
+export function edgeText(text: string, max = 40): string {
+  const t = text.replace(/\s+/g, " ").trim();
+  return t.length > max ? `“${t.slice(0, max - 1)}…”` : `“${t}”`;
 }

@@ -46,15 +46,17 @@ describe("sibling switcher", () => {
     await app.setReadOnly(true);
     const entries = async () => (await backend.listSessions()).sessions.find((x) => x.path === s.path)!.entryCount;
     const lines = await entries();
-    const res = await backend.switchBranch(s.path, at.id);
-    expect(res.write).toBeNull();
-    expect(res.note).toBeTruthy();
+    const viewLeaf = await app.switchBranch(at.id);
     expect(await entries()).toBe(lines);
-    // The real core's transcript follows the file's leaf, which did not move: the branch shown
-    // is still the one switched to before read-only mode. (The retired TS fake moved the view
-    // here; `transcript_page` has no leaf argument, so the core cannot.)
-    const ro = await backend.transcriptPage(s.path, 0, 1000);
-    expect(ro.leafId).toBe(leaf);
-    expect(ro.items[at.index].id).toBe(to);
+    expect(viewLeaf).toBeTruthy();
+    expect(app.viewLeaf).toBe(viewLeaf);
+    // The view shows the other branch (the transcript at the view's leaf) ...
+    const ro = await backend.transcriptPage(s.path, 0, 1000, viewLeaf);
+    expect(ro.items[at.index].id).toBe(at.id);
+    expect(ro.items[at.index].siblings).toMatchObject({ index: 3, count: 3 });
+    // ... while the file's leaf, where pi resumes, did not move.
+    const file = await backend.transcriptPage(s.path, 0, 1000);
+    expect(file.leafId).toBe(leaf);
+    expect(file.items[at.index].id).toBe(to);
   });
 });

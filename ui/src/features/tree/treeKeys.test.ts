@@ -29,8 +29,12 @@ describe("tree keyboard", () => {
     expect(key("ArrowUp")).toEqual({ t: "move", by: -1 });
     expect(key("ArrowRight")).toEqual({ t: "page", dir: 1 });
     expect(key("PageUp")).toEqual({ t: "page", dir: -1 });
-    expect(key("Enter")).toEqual({ t: "activate" });
+    expect(key("Enter")).toEqual({ t: "navigate" });
     expect(key(" ")).toEqual({ t: "activate" });
+    expect(key("l")).toEqual({ t: "label" });
+    expect(key("L")).toEqual({ t: "label" });
+    expect(key("F")).toEqual({ t: "fork" });
+    expect(key("?")).toEqual({ t: "help" });
     expect(key("z")).toEqual({ t: "fold" });
     expect(key("-")).toEqual({ t: "fold" });
     expect(key("[")).toEqual({ t: "branch", dir: -1 });
@@ -80,12 +84,12 @@ describe("tree keyboard", () => {
     expect(app.query!.expanded).not.toContain(fold.id);
     expect(app.tree.total).toBe(before);
     expect(app.tree.row(app.selectedRow!)!.type).toBe("fold");
-    // Enter opens it again; Enter on an entry inside closes it.
+    // Enter opens it again (a fold row stands for many entries); Space on an entry inside closes it.
     await press(app, "Enter");
     await press(app, "ArrowDown");
     await press(app, "ArrowDown");
     expect(app.query!.expanded).toContain(fold.id);
-    await press(app, "Enter");
+    await press(app, " ");
     expect(app.query!.expanded).not.toContain(fold.id);
   });
 
@@ -96,7 +100,7 @@ describe("tree keyboard", () => {
     const bp = app.tree.row(app.selectedRow!)!;
     expect(bp.childCount).toBeGreaterThan(1);
     const before = app.tree.total;
-    await press(app, "Enter");
+    await press(app, " ");
     expect(app.query!.collapsed).toContain(bp.id);
     expect(app.tree.total).toBeLessThan(before);
     expect(app.tree.row(app.selectedRow!)!.collapsed).toBeGreaterThan(0);

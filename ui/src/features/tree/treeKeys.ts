@@ -1,7 +1,8 @@
 // Keyboard of the tree view, as pi's /tree: arrows move, ←/→ and PageUp/PageDown by a page,
-// Home/End, Enter/Space open a fold or collapse a branch point, z/- fold and unfold, [ ] jump
-// between branch points, f cycles the filter, / focuses find. m marks the selected node (as
-// Ctrl+click does) for Compare and Keep only these branches; c compares the two marked nodes.
+// Home/End, Enter moves the leaf to the selected entry (pi's /tree selects it), Space opens a
+// fold or collapses a branch point, z/- fold and unfold, [ ] jump between branch points,
+// f cycles the filter, / focuses find, l (or L, pi's key) labels, F forks, ? shows the keys. m marks the selected node
+// (as Ctrl+click does) for Compare and Keep only these branches; c compares the two marked nodes.
 
 import type { AppState } from "../../lib/state/app.svelte";
 import type { TreeRow } from "../../lib/bindings/TreeRow";
@@ -23,7 +24,27 @@ export type TreeAction =
   | { t: "fold" }
   | { t: "branch"; dir: 1 | -1 }
   | { t: "filter" }
-  | { t: "find" };
+  | { t: "find" }
+  | { t: "navigate" }
+  | { t: "label" }
+  | { t: "fork" }
+  | { t: "help" };
+
+/** The keys, as the `?` overlay lists them (one source for the overlay and the handler's doc). */
+export const TREE_KEYS: [string, string][] = [
+  ["↑ ↓", "previous / next entry"],
+  ["← → PgUp PgDn", "a page up / down"],
+  ["Home End", "first / last entry"],
+  ["Enter", "navigate: move the leaf here (pi continues from this entry)"],
+  ["Space  z  -", "open or close a fold, collapse or expand a branch point"],
+  ["[ ]", "previous / next branch point"],
+  ["l  L", "label the entry"],
+  ["F", "fork from the entry into a new session file"],
+  ["f", "cycle the filter"],
+  ["/", "find in the session"],
+  ["?", "this help"],
+  ["Esc", "close a dialog; the focus returns to the tree"],
+];
 
 /** Maps a key press to an action (null: not ours). */
 export function treeAction(e: KeyLike): TreeAction | null {
@@ -44,9 +65,17 @@ export function treeAction(e: KeyLike): TreeAction | null {
     case "End":
       return { t: "end" };
     case "Enter":
+      return { t: "navigate" };
     case " ":
     case "Spacebar":
       return { t: "activate" };
+    case "l":
+    case "L":
+      return { t: "label" };
+    case "F":
+      return { t: "fork" };
+    case "?":
+      return { t: "help" };
     case "z":
     case "-":
       return { t: "fold" };
@@ -134,5 +163,35 @@ export async function runTreeAction(app: AppState, a: TreeAction, page: number):
     case "find":
       app.focusFind++;
       return;
+    case "help":
+      app.helpOpen = true;
+      return;
+    case "navigate":
+    case "label":
+    case "fork": {
+      if (cur === null) return;
+      const r = app.tree.row(cur);
+      if (!r) return;
+      if (r.type === "fold" && r.fold) {
+        // A fold row stands for many entries: Enter opens it, as before.
+        if (a.t === "navigate") {
+          await app.expandFold(r.fold.id);
+          await app.selectRow(cur, { reveal: true });
+        }
+        return;
+      }
+      const path = app.sessionOf(r);
+      const block = app.writeBlock(path);
+      if (block) {
+        app.toasts.show("info", block);
+        return;
+      }
+      if (a.t === "navigate") {
+        if (r.isLeaf) app.toasts.show("info", "Already the leaf");
+        else await app.navigateHere(path, r.id);
+      } else if (a.t === "label") app.labelRequest++;
+      else await app.fork(path, r.id, "at");
+      return;
+    }
   }
 }

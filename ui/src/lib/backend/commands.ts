@@ -22,6 +22,7 @@ import type { TranscriptPage } from "../bindings/TranscriptPage";
 import type { TreePage } from "../bindings/TreePage";
 import type { TreeQuery } from "../bindings/TreeQuery";
 import type { WriteResult } from "../bindings/WriteResult";
+import type { AuditView } from "../bindings/AuditView";
 import type { BranchDiff } from "../bindings/BranchDiff";
 import type { NewFileResult } from "../bindings/NewFileResult";
 import type { SlimPreview } from "../bindings/SlimPreview";
@@ -30,7 +31,7 @@ import type { SlimPreview } from "../bindings/SlimPreview";
 export type Args = Record<string, unknown>;
 
 /** Commands after which the backend's state differs (writes and the read-only switch). */
-export const STATEFUL_COMMANDS: ReadonlySet<string> = new Set(["navigate", "set_label", "fork_session", "switch_branch", "set_read_only", "fork_slim", "prune_session", "add_root", "remove_root", "set_root_read_only"]);
+export const STATEFUL_COMMANDS: ReadonlySet<string> = new Set(["navigate", "set_label", "fork_session", "switch_branch", "set_read_only", "fork_slim", "prune_session", "add_root", "remove_root", "set_root_read_only", "open_root"]);
 
 export abstract class CommandBackend implements Backend {
   abstract readonly kind: Backend["kind"];
@@ -81,8 +82,18 @@ export abstract class CommandBackend implements Backend {
   search(query: string, limit: number) {
     return this.call<SearchResult>("search", { query, limit });
   }
-  transcriptPage(path: string, start: number, count: number) {
-    return this.call<TranscriptPage>("transcript_page", { path, start, count });
+  /** The transcript of the path to `leafId` (default: the file's leaf), shown without writing. */
+  transcriptPage(path: string, start: number, count: number, leafId: string | null = null) {
+    return this.call<TranscriptPage>("transcript_page", { path, start, count, leafId });
+  }
+  auditView(path: string, leafId: string | null) {
+    return this.call<AuditView>("audit_view", { path, leafId });
+  }
+  recentRoots() {
+    return this.call<string[]>("recent_roots", {});
+  }
+  openRoot(path: string) {
+    return this.call<AppInfo>("open_root", { path });
   }
   switchBranch(path: string, toId: string) {
     return this.call<SwitchResult>("switch_branch", { path, toId });

@@ -6,6 +6,7 @@
 import { HttpBackend } from "./http";
 import { TauriBackend } from "./tauri";
 import type { AppInfo } from "../bindings/AppInfo";
+import type { AuditView } from "../bindings/AuditView";
 import type { ContextMessage } from "../bindings/ContextMessage";
 import type { ContextView } from "../bindings/ContextView";
 import type { EntryDetail } from "../bindings/EntryDetail";
@@ -45,11 +46,14 @@ export interface Backend {
   contextView(path: string, leafId: string | null): Promise<ContextView>;
   contextPage(path: string, leafId: string | null, start: number, count: number): Promise<ContextMessage[]>;
   hiddenPage(path: string, leafId: string | null, start: number, count: number): Promise<HiddenEntry[]>;
+  /** Every compaction on the path to `leafId` (the leaf when null), audited. */
+  auditView(path: string, leafId: string | null): Promise<AuditView>;
   navigate(path: string, id: string | null): Promise<WriteResult>;
   setLabel(path: string, id: string, label: string | null): Promise<WriteResult>;
   forkSession(path: string, id: string, position: ForkPosition): Promise<ForkResult>;
   search(query: string, limit: number): Promise<SearchResult>;
-  transcriptPage(path: string, start: number, count: number): Promise<TranscriptPage>;
+  /** With `leafId`, the path to that entry instead of the session's (a view-only override). */
+  transcriptPage(path: string, start: number, count: number, leafId?: string | null): Promise<TranscriptPage>;
   switchBranch(path: string, toId: string): Promise<SwitchResult>;
   transcriptMarkdown(path: string, ids: string[] | null): Promise<string>;
   setReadOnly(on: boolean): Promise<AppInfo>;
@@ -63,6 +67,10 @@ export interface Backend {
   addRoot(path: string, name: string | null, readOnly: boolean): Promise<AppInfo>;
   removeRoot(name: string): Promise<AppInfo>;
   setRootReadOnly(name: string, on: boolean): Promise<AppInfo>;
+  /** Sessions roots opened before, newest first. */
+  recentRoots(): Promise<string[]>;
+  /** Opens another sessions root (the folder picker); remembered among the recent roots. */
+  openRoot(path: string): Promise<AppInfo>;
 
   /** `root-changed`: files under the root grew, appeared or disappeared. */
   onRootChanged(cb: (e: RootChanged) => void): Unsubscribe;

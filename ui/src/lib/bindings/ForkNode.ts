@@ -9,6 +9,10 @@ export type ForkNode = { path: string, id: string | null, title: string, cwd: st
  */
 forkPointLine: number | null, 
 /**
+ * Short text of the fork point entry: the message where the fork happened.
+ */
+forkPointPreview: string | null, 
+/**
  * `ok`, `parent-missing`, `cycle`.
  */
 status: string, 

@@ -18,8 +18,11 @@ import type { WriteResult } from "../bindings/WriteResult";
 import type { BranchDiff } from "../bindings/BranchDiff";
 import { TreeData } from "../../features/tree/treeData.svelte";
 import { Toasts } from "./toasts.svelte";
+import { ROW_H } from "../../features/tree/lanes";
+import { baseName, describeLine, mostRecent, resumeCommand } from "../../features/journeys/writeText";
+import { copyText } from "../clipboard";
 
-export type CenterTab = "tree" | "forks" | "transcript" | "compare";
+export type CenterTab = "tree" | "forks" | "transcript" | "audit" | "compare";
 
 /** Sessions in the first listing of a start (the rest follow at once). */
 export const FIRST_SCREEN = 300;
@@ -67,7 +70,7 @@ export class AppState {
   /** Row of the selection in the current tree layout, when known. */
   selectedRow = $state<number | null>(null);
   /** A request for the tree view to bring a row into view. */
-  reveal = $state<{ row: number; nonce: number } | null>(null);
+  reveal = $state<{ row: number; nonce: number; offset?: number } | null>(null);
   /** Bumped when the transcript must be fetched again. */
   transcriptEpoch = $state(0);
   /** Bumped when the inspector must fetch the selected entry again. */
@@ -83,6 +86,20 @@ export class AppState {
   busy = $state(false);
   /** Transcript entries picked for "Copy as Markdown" (shift-click ranges), in path order. */
   transcriptPicked = $state<string[]>([]);
+  /** A view-only leaf for the transcript (read-only branch switching); null: the session's own. */
+  viewLeaf = $state<string | null>(null);
+  /** Bumped to give the keyboard focus back to the tree (after a dialog, a toast, a write). */
+  focusTree = $state(0);
+  /** Bumped to ask the inspector to open its label editor (the `l` key). */
+  labelRequest = $state(0);
+  /** Entries hidden by compaction in the last audit (a band on their tree rows). */
+  auditHidden = $state<Set<string>>(new Set());
+  /** Set when the audit jumped to the tree: the entry to come back to. */
+  auditReturn = $state<string | null>(null);
+  /** The keyboard help overlay (`?`). */
+  helpOpen = $state(false);
+  /** The tree's scroll offset (kept by the tree view; read when a write must keep the place). */
+  treeScrollTop = 0;
 
   private unsubs: Unsubscribe[] = [];
   private listTimer: ReturnType<typeof setTimeout> | null = null;
@@ -148,8 +165,10 @@ export class AppState {
       if (!hook.firstSessionsAt) requestAnimationFrame(() => (hook.firstSessionsAt = performance.now()));
     });
     if (this.list.limited) void this.refreshList();
-    const first = this.list.sessions[0];
+    const first = mostRecent(this.list.sessions);
     if (first) await this.openSession(first.path);
+    // The keyboard starts in the tree (pi's /tree keys work at once).
+    this.focusTree++;
   }
 
   dispose() {
@@ -201,6 +220,9 @@ export class AppState {
       this.selectedRow = null;
       this.findIds = new Set();
       this.transcriptPicked = [];
+      this.viewLeaf = null;
+      this.auditHidden = new Set();
+      this.auditReturn = null;
       this.tree.clear();
       this.transcriptEpoch++;
       await this.tree.reload({ start: 0, end: 60 });
@@ -351,52 +373,130 @@ export class AppState {
     const meta = this.tree.meta;
     const mine = meta ? meta.sessions : this.openPath ? [this.openPath] : [];
     if (!paths.some((p) => mine.includes(p))) return;
+    // Keep the selected row where it is on screen, even when the layout moves it.
+    const before = this.selectedRow;
+    const offset = before !== null ? before * ROW_H - this.treeScrollTop : null;
     await this.tree.reload();
     await this.relocateSelection(false);
+    if (offset !== null && this.selectedRow !== null && this.selectedRow !== before) {
+      this.reveal = { row: this.selectedRow, nonce: ++this.nonce, offset };
+    }
     this.transcriptEpoch++;
     this.detailEpoch++;
     this.lastUpdate = Date.now();
   }
 
-  async navigateHere(path: string, id: string) {
-    try {
-      const res = await this.backend.navigate(path, id);
-      this.toasts.show("success", "Leaf moved here");
-      await this.afterWrite(path, res);
-    } catch (e) {
-      this.error(e, "Navigate failed");
-    }
+  /** The session's leaf line as it is now (null: none, or unknown). */
+  private async currentLeaf(path: string): Promise<string | null> {
+    const meta = this.tree.meta;
+    if (meta && meta.path === path) return meta.leafId;
+    return (await this.backend.transcriptPage(path, 0, 0)).leafId;
   }
 
-  async setLabel(path: string, id: string, label: string | null) {
-    try {
-      const res = await this.backend.setLabel(path, id, label && label.trim() !== "" ? label.trim() : null);
-      this.toasts.show("success", label ? `Labeled “${label.trim()}”` : "Label cleared");
-      await this.afterWrite(path, res);
-    } catch (e) {
-      this.error(e, "Label failed");
-    }
+  /**
+   * Runs a write; when the file ends in a damaged (torn) line, asks first. `what` names the
+   * write ("move the leaf", "label", "fork").
+   */
+  private async guardTorn(path: string, what: string, write: () => Promise<void>) {
+    const meta = this.tree.meta;
+    const torn = meta && meta.sessions.includes(path) && meta.path === path && meta.diagnostics.some((d) => d.kind === "torn-tail");
+    if (!torn) return write();
+    this.toasts.rich("warning", `This file ends in a damaged (torn) line. To ${what}, a new line is appended after it, on a line of its own; pi skips the damaged line. Write anyway?`, {
+      ms: 0,
+      actions: [
+        { label: "Write anyway", testid: "torn-confirm", run: write },
+        { label: "Cancel", testid: "torn-cancel", run: () => void this.focusTree++ },
+      ],
+    });
   }
 
+  async navigateHere(path: string, id: string | null, opts: { undoOf?: string } = {}) {
+    await this.guardTorn(path, "move the leaf", async () => {
+      try {
+        const prev = await this.currentLeaf(path);
+        const res = await this.backend.navigate(path, id);
+        const undo = opts.undoOf === undefined;
+        this.toasts.rich("success", undo ? `Leaf moved: appended ${describeLine(res.line)} to ${baseName(res.file)}` : `Undone: appended ${describeLine(res.line)}`, {
+          code: res.line,
+          actions: undo ? [{ label: "Undo", testid: "toast-undo", run: () => this.navigateHere(path, prev, { undoOf: res.line }) }] : [],
+        });
+        await this.afterWrite(path, res);
+      } catch (e) {
+        this.error(e, "Navigate failed");
+      }
+      this.focusTree++;
+    });
+  }
+
+  async setLabel(path: string, id: string, label: string | null, opts: { undo?: boolean } = {}) {
+    await this.guardTorn(path, "label", async () => {
+      try {
+        const prev = opts.undo ? null : (await this.backend.entryDetail(path, id)).label;
+        const text = label && label.trim() !== "" ? label.trim() : null;
+        const res = await this.backend.setLabel(path, id, text);
+        const head = opts.undo ? "Undone" : text ? `Labeled “${text}”` : "Label cleared";
+        this.toasts.rich("success", `${head}: appended ${describeLine(res.line)} to ${baseName(res.file)}`, {
+          code: res.line,
+          actions: opts.undo ? [] : [{ label: "Undo", testid: "toast-undo", run: () => this.setLabel(path, id, prev, { undo: true }) }],
+        });
+        await this.afterWrite(path, res);
+      } catch (e) {
+        this.error(e, "Label failed");
+      }
+      this.focusTree++;
+    });
+  }
+
+  /** Forks into a new file; the view stays where it is, the toast offers to open it and how to resume it in pi. */
   async fork(path: string, id: string, position: ForkPosition) {
-    try {
-      const res = await this.backend.forkSession(path, id, position);
-      this.toasts.show("success", "Forked into a new session");
-      await this.refreshList();
-      await this.openSession(res.file, { select: res.leafId ?? undefined });
-    } catch (e) {
-      this.error(e, "Fork failed");
-    }
+    await this.guardTorn(path, "fork", async () => {
+      try {
+        const res = await this.backend.forkSession(path, id, position);
+        const cmd = resumeCommand(res.file);
+        this.toasts.rich("success", `Forked into a new file: ${baseName(res.file)}. Resume it in pi with:`, {
+          code: cmd,
+          ms: 20000,
+          actions: [
+            { label: "Open it", testid: "toast-open-fork", run: () => this.openSession(res.file, { select: res.leafId ?? undefined }) },
+            { label: "Copy command", testid: "toast-copy-command", run: () => copyText(cmd) },
+          ],
+        });
+        await this.refreshList();
+      } catch (e) {
+        this.error(e, "Fork failed");
+      }
+      this.focusTree++;
+    });
   }
 
-  /** Steps the transcript to a sibling branch. */
+  /**
+   * Steps the transcript to a sibling branch: one leaf line, undoable by another; in read-only
+   * mode the transcript shows the branch without writing (a view-only leaf).
+   */
   async switchBranch(toId: string): Promise<string | null> {
     const path = this.openPath;
     if (!path) return null;
     try {
+      const prevView = this.viewLeaf;
+      const prev = await this.currentLeaf(path);
       const res = await this.backend.switchBranch(path, toId);
-      if (res.note) this.toasts.show("info", res.note);
-      if (res.write?.warning) this.toasts.show("warning", res.write.warning);
+      if (!res.write) {
+        this.viewLeaf = res.leafId;
+        this.toasts.rich("info", "Read-only: showing the other branch. Nothing was written; pi still resumes where it was.", {
+          actions: [
+            { label: "Undo", testid: "toast-undo", run: () => void (this.viewLeaf = prevView) },
+            { label: "Back to the leaf", testid: "toast-view-reset", run: () => void (this.viewLeaf = null) },
+          ],
+        });
+        return res.leafId;
+      }
+      this.viewLeaf = null;
+      const w = res.write;
+      this.toasts.rich("success", `Switched branch: appended ${describeLine(w.line)} to ${baseName(w.file)}`, {
+        code: w.line,
+        actions: [{ label: "Undo", testid: "toast-undo", run: () => this.navigateHere(path, prev, { undoOf: w.line }) }],
+      });
+      if (w.warning) this.toasts.show("warning", w.warning);
       await this.refreshOpen([path]);
       this.scheduleListRefresh(0);
       return res.leafId;
@@ -404,6 +504,34 @@ export class AppState {
       this.error(e, "Switching branch failed");
       return null;
     }
+  }
+
+  /** Opens another sessions root; returns an error message, or null when it opened. */
+  async openRoot(path: string): Promise<string | null> {
+    try {
+      this.info = await this.backend.openRoot(path);
+    } catch (e) {
+      return ApiError.from(e).message;
+    }
+    this.openPath = null;
+    this.query = null;
+    this.selection = null;
+    this.selectedRow = null;
+    this.forkGraph = null;
+    this.list = null;
+    this.tree.clear();
+    this.transcriptEpoch++;
+    try {
+      this.list = await this.backend.listSessions();
+    } catch (e) {
+      this.error(e, "Could not list the sessions");
+      return null;
+    }
+    if (this.centerTab === "forks") void this.loadForkGraph();
+    const first = mostRecent(this.list.sessions);
+    if (first) await this.openSession(first.path);
+    this.focusTree++;
+    return null;
   }
 
   async setReadOnly(on: boolean) {

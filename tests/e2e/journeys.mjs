@@ -1,0 +1,548 @@
+// End-to-end scenarios of issue 12 (the three journeys), on sessions the real pi wrote (a copy
+// of demo/sessions) and on the fixtures: a switcher at a branch-summary branch point and at a
+// tool-result sibling, Undo of a switch, a navigate and a label (each an appended line, the old
+// bytes a prefix of the new), the selection kept in place after each write, and a keyboard-only
+// walk from the start to a fork.
+
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+
+import { repo } from "./harness.mjs";
+import { Keys, sleep } from "./webdriver.mjs";
+
+const cli = process.env.PI_SESSION_BIN ?? join(repo, "target/debug/pi-session");
+const q = (s) => JSON.stringify(s);
+const TWO_COMPACTIONS = "--home-alice-projects-cli-tool--/2026-03-02T16-05-49-386Z_019caf4c-74ca-74dd-bb9b-3973465f4881.jsonl";
+const DEMO_FILE = "--home-alice-projects-cli-tool--/2026-03-02T22-59-24-626Z_019cb0c7-1b52-7122-a36e-20a83636094f.jsonl";
+
+function demoCopy(dir) {
+	const root = join(dir, "demo-sessions");
+	cpSync(join(repo, "demo/sessions"), root, { recursive: true });
+	return { root, file: join(root, DEMO_FILE) };
+}
+
+async function until(fn, what, timeout = 8000) {
+	const end = Date.now() + timeout;
+	let last;
+	while (Date.now() < end) {
+		last = await fn();
+		if (last) return last;
+		await sleep(100);
+	}
+	throw new Error(`timed out: ${what} (last: ${JSON.stringify(last)})`);
+}
+
+const bytes = (p) => readFileSync(p);
+const lines = (p) => readFileSync(p, "utf8").split("\n").filter(Boolean);
+const leafOf = (p) => JSON.parse(execFileSync(cli, ["tree", p, "--json"], { encoding: "utf8" })).leafId;
+
+/** The old bytes are a prefix of the new ones, and `n` lines were appended. */
+function assertAppended(before, path, n) {
+	const after = bytes(path);
+	assert.ok(after.length > before.length && after.subarray(0, before.length).equals(before), "prefix invariant: old bytes unchanged");
+	const added = after.subarray(before.length).toString("utf8").split("\n").filter(Boolean);
+	assert.equal(added.length, n, `${n} line(s) appended`);
+	return added.map((l) => JSON.parse(l));
+}
+
+async function openSession(d, path) {
+	const row = await d.waitFor(`[data-testid=session-row][data-path=${q(path)}]`, { what: `session row ${path}` });
+	await row.click();
+	await d.waitFor("[data-testid=tree-row]", { what: "tree rows" });
+}
+
+async function selectRow(d, id) {
+	const css = `[data-testid=tree-row][data-id=${q(id)}]`;
+	await d.exec("window.__piExplorerTest?.reveal?.(arguments[0])", [id]);
+	const row = await d.waitFor(css, { what: `tree row ${id}` });
+	await row.click();
+	await d.waitForText("[data-testid=inspector]", id);
+}
+
+const selectedRowId = (d) => d.exec("const el = document.querySelector('[data-testid=tree-row][aria-selected=true]'); return el ? el.getAttribute('data-id') : null");
+const inspectedId = (d) => d.exec("const el = document.querySelector('[data-testid=inspector-id]'); return el ? el.textContent.trim() : null");
+const rowTop = (d, id) => d.exec(`const el = document.querySelector('[data-testid=tree-row][data-id=${q(id)}]'); return el ? Math.round(el.getBoundingClientRect().top) : null`);
+const leafRowId = (d) => d.exec("const el = document.querySelector('[data-testid=leaf-pill]'); const r = el && el.closest('[data-testid=tree-row]'); return r ? r.getAttribute('data-id') : null");
+const focusedTestId = (d) => d.exec("const el = document.activeElement; return el ? el.getAttribute('data-testid') : null");
+
+/** Selects entry `id` (the transcript follows the selection) and waits until its item is drawn. */
+async function transcriptItem(d, id) {
+	const css = `[data-testid=transcript-item][data-id=${q(id)}]`;
+	await d.exec("window.__piExplorerTest?.reveal?.(arguments[0])", [id]);
+	await d.waitFor(css, { what: `transcript item ${id}` });
+	return css;
+}
+
+/** Clicks a button of the newest toast that has one. */
+async function clickToast(d, testid) {
+	await d.waitFor(`[data-testid=${testid}]`, { what: `the toast's ${testid}` });
+	const all = await d.findAll(`[data-testid=${testid}]`);
+	await all.at(-1).click();
+}
+
+async function chord(d, mod, key) {
+	await d.cmd("POST", "/actions", {
+		actions: [{ type: "key", id: "kbd", actions: [{ type: "keyDown", value: mod }, { type: "keyDown", value: key }, { type: "keyUp", value: key }, { type: "keyUp", value: mod }] }],
+	});
+	await d.cmd("DELETE", "/actions");
+}
+
+async function press(d, ...keys) {
+	for (const k of keys) {
+		await d.keys(k);
+		await sleep(150);
+	}
+}
+
+/** `n` sessions in 10 project folders: a quarter roots, the rest forks (chains and siblings). */
+function manySessions(root, n) {
+	const files = [];
+	const t0 = Date.parse("2026-05-01T08:00:00.000Z");
+	for (let i = 0; i < n; i++) {
+		const dir = join(root, `--home-u-proj${i % 10}--`);
+		mkdirSync(dir, { recursive: true });
+		const ts = new Date(t0 + i * 60000).toISOString();
+		const id = `0197a3c2-${String(i).padStart(4, "0")}-7e00-8000-000000000000`;
+		const file = join(dir, `${ts.replace(/[:.]/g, "-")}_${id}.jsonl`);
+		const parent = i % 4 === 0 || i < 10 ? null : files[i - 10];
+		const head = { type: "session", version: 3, id, timestamp: ts, cwd: `/home/u/proj${i % 10}`, ...(parent ? { parentSession: parent.file } : {}) };
+		const mine = `m${i.toString(16).padStart(7, "0")}`;
+		const entries = [];
+		if (parent) entries.push(...parent.entries);
+		entries.push({ type: "message", id: mine, parentId: entries.at(-1)?.id ?? null, timestamp: ts, message: { role: "user", content: `Task ${i}: ${parent ? "try another way" : "start"}`, timestamp: t0 + i * 60000 } });
+		writeFileSync(file, [head, ...entries].map((x) => JSON.stringify(x)).join("\n") + "\n");
+		files.push({ file, entries, parent: parent?.file ?? null });
+	}
+	return files;
+}
+
+export const journeySpecs = [
+	{
+		name: "journeys: a switcher at a branch-summary branch point and at a tool-result sibling (real pi session); a switch is undone by a new leaf line",
+		async run({ h, dir }) {
+			const { root, file } = demoCopy(dir);
+			const d = await h.open(["--sessions-dir", root]);
+			await openSession(d, file);
+			await (await d.find("[data-testid=tab-transcript]")).click();
+			const leaf0 = leafOf(file);
+			// 06b8f7e2 (assistant) has two children: a tool result and a branch summary (active).
+			const summary = await transcriptItem(d, "3048b6a5");
+			await d.waitForText(`${summary} [data-testid=sibling-pos]`, "2/2", { what: "the switcher on the branch summary" });
+			// And a tool result beside a user message (the user message is active).
+			const user = await transcriptItem(d, "ce20f1fc");
+			await d.waitForText(`${user} [data-testid=sibling-pos]`, "2/2", { what: "the switcher on the user message beside a tool result" });
+			await h.shot("journeys-switcher-branch-summary");
+			const b0 = bytes(file);
+			await (await d.waitFor(`${await transcriptItem(d, "3048b6a5")} [data-testid=sibling-prev]`)).click();
+			// The other branch is a tool result: it has its own switcher, at 1/2.
+			const tool = await transcriptItem(d, "96cd49f0");
+			await d.waitForText(`${tool} [data-testid=sibling-pos]`, "1/2", { what: "the switcher on the tool result" });
+			const [leafLine] = assertAppended(b0, file, 1);
+			assert.equal(leafLine.type, "leaf");
+			assert.notEqual(leafOf(file), leaf0);
+			await h.shot("journeys-switcher-tool-result");
+			// Undo: a new leaf line back to the old leaf, never a truncation.
+			await clickToast(d, "toast-undo");
+			await until(() => lines(file).length === b0.toString("utf8").split("\n").filter(Boolean).length + 2, "the undo line");
+			const [, undo] = assertAppended(b0, file, 2);
+			assert.deepEqual([undo.type, undo.targetId], ["leaf", leaf0]);
+			assert.equal(leafOf(file), leaf0);
+			await d.waitForText(`${await transcriptItem(d, "3048b6a5")} [data-testid=sibling-pos]`, "2/2", { what: "the branch summary back on the path" });
+		},
+	},
+	{
+		name: "journeys: read-only switching shows the other branch without writing",
+		async run({ h, dir }) {
+			const { root, file } = demoCopy(dir);
+			const d = await h.open(["--sessions-dir", root, "--read-only"]);
+			await openSession(d, file);
+			await (await d.find("[data-testid=tab-transcript]")).click();
+			const b0 = bytes(file);
+			await (await d.waitFor(`${await transcriptItem(d, "3048b6a5")} [data-testid=sibling-prev]`)).click();
+			const tool = await transcriptItem(d, "96cd49f0");
+			await d.waitForText(`${tool} [data-testid=sibling-pos]`, "1/2", { what: "the other branch shown" });
+			assert.ok(bytes(file).equals(b0), "nothing written");
+			await h.shot("journeys-read-only-switch");
+			await clickToast(d, "toast-undo");
+			await d.waitForText(`${await transcriptItem(d, "3048b6a5")} [data-testid=sibling-pos]`, "2/2", { what: "back on the session's own branch" });
+			assert.ok(bytes(file).equals(b0), "still nothing written");
+		},
+	},
+	{
+		name: "journeys: navigate and label keep the selection in place, leave the leaf chip alone, and Undo appends the previous state back",
+		async run({ h, dir }) {
+			const { root, file } = demoCopy(dir);
+			const d = await h.open(["--sessions-dir", root]);
+			await openSession(d, file);
+			const leaf0 = leafOf(file);
+			// Navigate to the branch point 06b8f7e2.
+			await selectRow(d, "06b8f7e2");
+			const top0 = await rowTop(d, "06b8f7e2");
+			const b0 = bytes(file);
+			await (await d.find("[data-testid=action-navigate]")).click();
+			await d.waitFor(`[data-testid=tree-row][data-id="06b8f7e2"] [data-testid=leaf-pill]`, { what: "the leaf pill on the entry" });
+			const [nav] = assertAppended(b0, file, 1);
+			assert.deepEqual([nav.type, nav.targetId], ["leaf", "06b8f7e2"]);
+			await d.waitForText("[data-testid=toast-code]", '"type":"leaf"', { what: "the toast names the line written" });
+			assert.equal(await selectedRowId(d), "06b8f7e2", "selection kept after navigate");
+			assert.equal(await inspectedId(d), "06b8f7e2");
+			const top1 = await rowTop(d, "06b8f7e2");
+			assert.ok(Math.abs(top1 - top0) <= 2, `the row stays in place (${top0} → ${top1})`);
+			await h.shot("journeys-navigate-toast");
+			// Label it: the label line hangs off the leaf, but the leaf chip stays, and Navigate stays disabled.
+			await (await d.find("[data-testid=action-label]")).click();
+			await (await d.waitFor("[data-testid=label-input]")).type("pick-me");
+			await (await d.find("[data-testid=label-save]")).click();
+			await d.waitForText(`[data-testid=tree-row][data-id="06b8f7e2"]`, "pick-me");
+			const [, lab] = assertAppended(b0, file, 2);
+			assert.deepEqual([lab.type, lab.targetId, lab.label], ["label", "06b8f7e2", "pick-me"]);
+			assert.equal(await leafRowId(d), "06b8f7e2", "the leaf chip did not move");
+			assert.equal(await selectedRowId(d), "06b8f7e2", "selection kept after label");
+			await until(async () => d.exec("return document.querySelector('[data-testid=action-navigate]').disabled"), "Navigate still disabled (already the leaf)");
+			const kids = await d.exec("return document.querySelector('[data-testid=inspector]').innerText");
+			assert.match(kids, /2 children/, "the label line is not a child");
+			await h.shot("journeys-label-toast");
+			// Undo the label: a new label line without a label.
+			await clickToast(d, "toast-undo");
+			await until(() => lines(file).length === b0.toString("utf8").split("\n").filter(Boolean).length + 3, "the label undo line");
+			const [, , unl] = assertAppended(b0, file, 3);
+			assert.equal(unl.type, "label");
+			assert.equal(unl.targetId, "06b8f7e2");
+			assert.ok(unl.label === undefined || unl.label === null, "the label is cleared");
+			await until(async () => !(await (await d.find(`[data-testid=tree-row][data-id="06b8f7e2"]`)).text()).includes("pick-me"), "the label gone from the row");
+			assert.equal(await selectedRowId(d), "06b8f7e2", "selection kept after the undo");
+			// Undo the navigate from a fresh navigate's toast: select another entry and navigate, then Undo.
+			await selectRow(d, "4d5b074a");
+			const rawLeaf = leafOf(file);
+			await (await d.find("[data-testid=action-navigate]")).click();
+			await d.waitFor(`[data-testid=tree-row][data-id="4d5b074a"] [data-testid=leaf-pill]`, { what: "the leaf on the tool result" });
+			const leafBefore = "06b8f7e2";
+			await clickToast(d, "toast-undo");
+			await until(() => leafOf(file) !== "4d5b074a" && leafOf(file), "the navigate undone");
+			const added = assertAppended(b0, file, 5);
+			// The previous leaf was the last label line over 06b8f7e2 (pi's leaf after a label): restored exactly.
+			assert.deepEqual([added[4].type, added[4].targetId], ["leaf", rawLeaf]);
+			assert.equal(leafOf(file), rawLeaf);
+			await selectRow(d, leafBefore);
+			await d.waitFor(`[data-testid=tree-row][data-id=${q(leafBefore)}] [data-testid=leaf-pill]`, { what: "the leaf chip back on 06b8f7e2" });
+			assert.ok(leaf0);
+		},
+	},
+	{
+		name: "journeys: a keyboard-only walk from the start to a fork (? help, Enter navigates, F forks, arrows in the list)",
+		async run({ h, fx }) {
+			const d = await h.open(["--sessions-dir", fx.root]);
+			await d.waitFor("[data-testid=tree-row][aria-selected=true]", { what: "the most recent session open with its leaf selected" });
+			await until(async () => (await focusedTestId(d)) === "tree-view", "the tree to have the focus at start");
+			// The open session's row is in view in the sidebar.
+			const inView = await d.exec("const r = document.querySelector('[data-testid=session-row][aria-current=true]'); if (!r) return false; const b = r.getBoundingClientRect(); const s = r.closest('.slist').getBoundingClientRect(); return b.top >= s.top && b.bottom <= s.bottom;");
+			assert.ok(inView, "the open session is scrolled into view");
+			// ? shows the keys; Escape closes it and the tree keys work again.
+			await press(d, "?");
+			await d.waitForText("[data-testid=keys-help]", "Enter");
+			await h.shot("journeys-keys-help");
+			await press(d, Keys.escape);
+			await until(async () => (await d.findAll("[data-testid=keys-help]")).length === 0, "help closed");
+			await until(async () => (await focusedTestId(d)) === "tree-view", "focus back in the tree");
+			// The session list: Ctrl+K, ↓ to another session, Enter opens it and hands the keys to its tree.
+			const open0 = await d.exec("return document.querySelector('[data-testid=session-row][aria-current=true]').getAttribute('data-path')");
+			await chord(d, "\uE009", "k");
+			await until(async () => (await focusedTestId(d)) === "search-input", "Ctrl+K focuses the search box");
+			await press(d, Keys.down);
+			await until(async () => (await focusedTestId(d)) === "session-row", "↓ into the list");
+			await press(d, Keys.down);
+			const target = await d.exec("return document.activeElement.getAttribute('data-path')");
+			assert.notEqual(target, open0);
+			await press(d, Keys.enter);
+			await until(async () => (await d.exec("const r = document.querySelector('[data-testid=session-row][aria-current=true]'); return r && r.getAttribute('data-path')")) === target, "Enter opens the session");
+			await until(async () => (await focusedTestId(d)) === "tree-view", "the tree has the keys");
+			// Home, then ↓ twice: an entry; Enter moves the leaf there (one leaf line).
+			await press(d, Keys.home, Keys.down);
+			const id = await until(() => selectedRowId(d), "a selected row");
+			const before = bytes(target);
+			await press(d, Keys.enter);
+			await until(() => bytes(target).length > before.length, "Enter to navigate");
+			const [nav] = assertAppended(before, target, 1);
+			assert.deepEqual([nav.type, nav.targetId], ["leaf", id]);
+			await until(async () => (await focusedTestId(d)) === "tree-view", "focus stays in the tree after the write");
+			// F forks from the selected entry into a new file; the toast shows how to resume it in pi.
+			const folder = dirname(target);
+			const files0 = readdirSync(folder);
+			await press(d, "F");
+			const created = await until(() => {
+				const n = readdirSync(folder).filter((f) => f.endsWith(".jsonl") && !files0.includes(f));
+				return n.length === 1 ? join(folder, n[0]) : null;
+			}, "a new session file");
+			await d.waitForText("[data-testid=toast-code]", `pi --session ${created}`, { what: "the resume command" });
+			assert.equal(await selectedRowId(d), id, "selection kept after the fork");
+			assert.equal(JSON.parse(lines(created).at(-1)).targetId, id);
+			await h.shot("journeys-keyboard-fork");
+		},
+	},
+	{
+		name: "journeys: the audit of a node behind two compactions, full width, untruncated, expanding in place, with a band in the tree and a jump there and back",
+		async run({ h, dir }) {
+			const { root } = demoCopy(dir);
+			const file = join(root, TWO_COMPACTIONS);
+			const d = await h.open(["--sessions-dir", root]);
+			await openSession(d, file);
+			await d.waitFor("[data-testid=tree-row][aria-selected=true]", { what: "the leaf selected" });
+			const sel0 = await d.exec("return window.__piExplorerTest.selectedId()");
+			assert.ok(sel0);
+			await (await d.find("[data-testid=tab-audit]")).click();
+			await until(async () => (await d.findAll("[data-testid=audit-compaction]")).length === 2, "two compaction rows");
+			// Full width: the inspector steps aside.
+			assert.equal((await d.findAll("[data-testid=inspector]")).length, 0, "no inspector column");
+			const w = await d.exec("return Math.round(document.querySelector('[data-testid=audit-view]').getBoundingClientRect().width)");
+			const win = await d.exec("return window.innerWidth");
+			assert.ok(w >= win - 300, `the audit spans the window but the sidebar (${w} of ${win})`);
+			// Tokens before and after on each row.
+			const rows = await d.exec("return [...document.querySelectorAll('[data-testid=audit-compaction]')].map(r => r.innerText)");
+			for (const r of rows) assert.match(r, /\d/, r);
+			// The whole summary, untruncated: every sentence of the compaction's summary is on screen.
+			const entries = lines(file).map((l) => JSON.parse(l));
+			const last = entries.find((e) => e.id === "f1bd77f7");
+			const summaryText = await (await d.find("[data-testid=audit-summary]")).text();
+			const words = last.summary.replace(/[#*`_>-]/g, " ").split(/\s+/).filter((x) => x.length > 3);
+			for (const wd of words) assert.ok(summaryText.includes(wd), `summary word ${wd}`);
+			// Hidden rows show their whole preview: nothing clipped.
+			const clipped = await d.exec("return [...document.querySelectorAll('[data-testid=audit-preview]')].filter(e => e.scrollWidth > e.clientWidth + 1).length");
+			assert.equal(clipped, 0, "no clipped preview");
+			const hidden = await d.exec("return [...document.querySelectorAll('[data-testid=audit-hidden]')].map(e => e.getAttribute('data-id'))");
+			assert.ok(hidden.length > 0);
+			await h.shot("journeys-audit");
+			// Expanding in place does not change the selection.
+			await (await d.find(`[data-testid=audit-hidden][data-id=${q(hidden[0])}] [data-testid=audit-expand]`)).click();
+			await d.waitFor(`[data-testid=audit-hidden][data-id=${q(hidden[0])}] .body`, { what: "the entry expanded" });
+			assert.equal(await d.exec("return window.__piExplorerTest.selectedId()"), sel0, "selection unchanged by expanding");
+			await h.shot("journeys-audit-expanded");
+			// Jump to the tree: the entry is selected there, inside the marked band; and back.
+			await (await d.find(`[data-testid=audit-hidden][data-id=${q(hidden[0])}] [data-testid=audit-to-tree]`)).click();
+			await until(async () => (await selectedRowId(d)) === hidden[0], "the hidden entry selected in the tree");
+			const band = await d.exec(`return document.querySelector('[data-testid=tree-row][data-id=${q(hidden[0])}]').getAttribute('data-hidden')`);
+			assert.equal(band, "true", "the hidden range is marked in the tree");
+			await h.shot("journeys-audit-band");
+			await (await d.waitFor("[data-testid=back-to-audit]")).click();
+			await d.waitFor(`[data-testid=audit-hidden][data-id=${q(hidden[0])}]`, { what: "back in the audit" });
+			assert.equal((await d.findAll("[data-testid=audit-compaction]")).length, 2);
+		},
+	},
+	{
+		name: "journeys: the fork graph fits 2,000 sessions in both axes; the wheel scrolls, ctrl+wheel zooms; a click shows details without leaving",
+		async run({ h, dir }) {
+			const root = join(dir, "many");
+			const all = manySessions(root, 2000);
+			const parents = new Set(all.map((f) => f.parent).filter(Boolean));
+			const inForks = all.filter((f) => f.parent || parents.has(f.file)).length;
+			const d = await h.open(["--sessions-dir", root]);
+			await (await d.waitFor("[data-testid=tab-forks]")).click();
+			await d.waitFor("[data-testid=fork-graph] [data-testid=fork-node]", { timeout: 60000, what: "the graph" });
+			await (await d.find("[data-testid=fork-graph] [aria-label=Fit]")).click();
+			await sleep(400);
+			const r = await d.exec(`const host = document.querySelector('[data-testid=fork-graph]').getBoundingClientRect();
+				const nodes = [...document.querySelectorAll('[data-testid=fork-node]')].map(n => n.getBoundingClientRect());
+				const out = nodes.filter(b => b.left < host.left - 1 || b.right > host.right + 1 || b.top < host.top - 1 || b.bottom > host.bottom + 1).length;
+				return { n: nodes.length, out, hw: host.width, hh: host.height };`);
+			// The sessions that take part in a fork are drawn (the default), all inside the view.
+			assert.ok(inForks > 1800, `${inForks} sessions in forks`);
+			assert.equal(r.n, inForks, `nodes drawn (${JSON.stringify(r)})`);
+			assert.equal(r.out, 0, `nodes outside the fitted view (${JSON.stringify(r)})`);
+			await h.shot("journeys-fork-graph-2000-fit");
+			// The wheel scrolls (the stage moves, the scale stays); ctrl+wheel zooms.
+			const stage = () => d.exec("return document.querySelector('[data-testid=fork-graph] .stage').style.transform");
+			const t0 = await stage();
+			await d.exec("document.querySelector('[data-testid=fork-graph]').dispatchEvent(new WheelEvent('wheel', { deltaY: 120, clientX: 600, clientY: 400, bubbles: true, cancelable: true }))");
+			const t1 = await until(async () => ((await stage()) !== t0 ? stage() : null), "the wheel to scroll");
+			assert.equal(t1.match(/scale\(([^)]+)\)/)[1], t0.match(/scale\(([^)]+)\)/)[1], "the wheel does not zoom");
+			await d.exec("document.querySelector('[data-testid=fork-graph]').dispatchEvent(new WheelEvent('wheel', { deltaY: -240, ctrlKey: true, clientX: 600, clientY: 400, bubbles: true, cancelable: true }))");
+			const t2 = await until(async () => ((await stage()) !== t1 ? stage() : null), "ctrl+wheel to zoom");
+			assert.ok(Number(t2.match(/scale\(([^)]+)\)/)[1]) > Number(t1.match(/scale\(([^)]+)\)/)[1]), "ctrl+wheel zooms in");
+			// A click shows details in the graph; the tab stays.
+			await (await d.find("[data-testid=fork-graph] [aria-label=Fit]")).click();
+			await d.exec("document.querySelector('[data-testid=fork-node]').click()");
+			await d.waitFor("[data-testid=fork-details]", { what: "the details" });
+			assert.equal(await d.exec("return document.querySelector('[data-testid=tab-forks]').getAttribute('aria-selected')"), "true");
+		},
+	},
+	{
+		name: "journeys: screenshots of every view in both themes at 1280x800 and 1600x1000 (docs/screenshots)",
+		async run({ h, dir }) {
+			const { root } = demoCopy(dir);
+			const file = join(root, TWO_COMPACTIONS);
+			const out = join(repo, "docs/screenshots");
+			mkdirSync(out, { recursive: true });
+			const d = await h.open(["--sessions-dir", root]);
+			await openSession(d, file);
+			const save = async (name) => {
+				await sleep(500);
+				writeFileSync(join(out, `${name}.png`), await d.screenshot());
+			};
+			const theme = () => d.exec("return document.documentElement.getAttribute('data-theme') || (document.documentElement.classList.contains('dark') ? 'dark' : 'light')");
+			for (const [w, hh] of [[1280, 800], [1600, 1000]]) {
+				await d.cmd("POST", "/window/rect", { width: w, height: hh });
+				await sleep(400);
+				const inner = await d.exec("return [window.innerWidth, window.innerHeight]");
+				const size = `${inner[0]}x${inner[1]}`;
+				for (let t = 0; t < 2; t++) {
+					const th = t === 0 ? "light" : "dark";
+					if ((await theme()).includes("dark") !== (th === "dark")) await (await d.find("[data-testid=theme-toggle]")).click();
+					await sleep(200);
+					await (await d.find("[data-testid=tab-tree]")).click();
+					await save(`journeys-tree-${th}-${size}`);
+					await (await d.find("[data-testid=tab-transcript]")).click();
+					await save(`journeys-transcript-${th}-${size}`);
+					await (await d.find("[data-testid=tab-audit]")).click();
+					await d.waitFor("[data-testid=audit-compaction]");
+					await save(`journeys-audit-${th}-${size}`);
+					await (await d.find("[data-testid=tab-forks]")).click();
+					await d.waitFor("[data-testid=fork-node]");
+					await (await d.find("[data-testid=fork-graph] [aria-label=Fit]")).click();
+					await save(`journeys-forks-${th}-${size}`);
+					await (await d.find("[data-testid=tab-tree]")).click();
+					await d.exec("document.querySelector('[data-testid=tree-view]').focus()");
+					await press(d, "?");
+					await d.waitFor("[data-testid=keys-help]");
+					await save(`journeys-keys-${th}-${size}`);
+					await press(d, Keys.escape);
+				}
+			}
+		},
+	},
+	{
+		name: "journeys: fork graph edges are labelled with the message where the fork happened (real pi forks)",
+		async run({ h, dir }) {
+			const { root } = demoCopy(dir);
+			const d = await h.open(["--sessions-dir", root]);
+			await (await d.waitFor("[data-testid=tab-forks]")).click();
+			await d.waitFor("[data-testid=fork-node]");
+			const forks = JSON.parse(execFileSync(cli, ["forks", "--sessions-dir", root, "--json"], { encoding: "utf8" })).sessions.filter((x) => x.parentSession && x.forkPointPreview);
+			assert.ok(forks.length >= 5, `forks with a fork point text (${forks.length})`);
+			for (const f of forks) {
+				const el = await d.waitFor(`[data-testid=fork-edge][data-child=${q(f.path)}] [data-testid=fork-edge-label]`, { what: `the label of ${f.path}` });
+				const text = await d.exec("return [...arguments[0].childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join('')", [{ "element-6066-11e4-a52e-4f735466cecf": el.id }]);
+				const want = f.forkPointPreview.replace(/\s+/g, " ").trim();
+				assert.ok(text.includes(want.slice(0, 20)), `${JSON.stringify(text)} shows ${JSON.stringify(want)}`);
+			}
+			await h.shot("journeys-fork-edge-labels");
+		},
+	},
+	{
+		name: "journeys: a compaction row shows the leaf pill and its label, as right after pi's /compact",
+		async run({ h, dir }) {
+			const { root } = demoCopy(dir);
+			const file = join(root, TWO_COMPACTIONS);
+			const d = await h.open(["--sessions-dir", root]);
+			await openSession(d, file);
+			await selectRow(d, "f1bd77f7");
+			await (await d.find("[data-testid=action-navigate]")).click();
+			await d.waitFor(`[data-testid=tree-row][data-id="f1bd77f7"] [data-testid=leaf-pill]`, { what: "the leaf pill on the compaction row" });
+			await (await d.find("[data-testid=action-label]")).click();
+			await (await d.waitFor("[data-testid=label-input]")).type("compacted");
+			await (await d.find("[data-testid=label-save]")).click();
+			await d.waitForText(`[data-testid=tree-row][data-id="f1bd77f7"]`, "compacted");
+			await d.waitFor(`[data-testid=tree-row][data-id="f1bd77f7"] [data-testid=leaf-pill]`, { what: "the leaf pill still there after the label" });
+			await h.shot("journeys-compaction-leaf-label");
+		},
+	},
+	{
+		name: "journeys: finding your way: times in the list, the diagnostics banner with its text, resizable panes, and a write to a torn file asks first",
+		async run({ h, fx }) {
+			const d = await h.open(["--sessions-dir", fx.root]);
+			// Times: a date, a clock time (the relative time follows within a week).
+			const when = await (await d.waitFor("[data-testid=session-when]")).text();
+			assert.match(when, /^[A-Z][a-z]{2} \d{1,2}, \d\d:\d\d/, when);
+			// The damaged file: a banner with the diagnostics' text.
+			await openSession(d, fx.ids.damaged);
+			const banner = await d.waitFor("[data-testid=diag-banner]", { what: "the diagnostics banner" });
+			const text = await banner.text();
+			assert.match(text, /2 diagnostics/, text);
+			assert.match(text, /not valid JSON|cut off/, text);
+			await h.shot("journeys-diag-banner");
+			// Panes resize: the inspector's splitter moves with the keyboard.
+			const inspW = () => d.exec("return Math.round(document.querySelector('[data-testid=inspector]').getBoundingClientRect().width)");
+			const w0 = await inspW();
+			await d.exec("document.querySelectorAll('[data-testid=splitter]')[1].focus()");
+			await d.keys(Keys.left);
+			await d.keys(Keys.left);
+			await until(async () => (await inspW()) >= w0 + 30, "the inspector to widen");
+			// A write to the torn file asks first: nothing is written until confirmed.
+			await selectRow(d, "de000003");
+			const before = bytes(fx.ids.damaged);
+			await (await d.find("[data-testid=action-label]")).click();
+			await (await d.waitFor("[data-testid=label-input]")).type("checked");
+			await (await d.find("[data-testid=label-save]")).click();
+			await d.waitFor("[data-testid=torn-confirm]", { what: "the question" });
+			await h.shot("journeys-torn-asks");
+			assert.ok(bytes(fx.ids.damaged).equals(before), "nothing written before the answer");
+			await clickToast(d, "torn-cancel");
+			await sleep(300);
+			assert.ok(bytes(fx.ids.damaged).equals(before), "nothing written after Cancel");
+			await (await d.find("[data-testid=action-label]")).click();
+			await (await d.waitFor("[data-testid=label-input]")).type("checked");
+			await (await d.find("[data-testid=label-save]")).click();
+			await clickToast(d, "torn-confirm");
+			await until(() => bytes(fx.ids.damaged).length > before.length, "the label after confirming");
+			const after = bytes(fx.ids.damaged);
+			assert.ok(after.subarray(0, before.length).equals(before), "prefix invariant");
+			const added = after.subarray(before.length).toString("utf8");
+			assert.ok(added.startsWith("\n"), "the new line starts on a line of its own after the torn tail");
+			const line = JSON.parse(added.trim());
+			assert.deepEqual([line.type, line.targetId, line.label], ["label", "de000003", "checked"]);
+		},
+	},
+	{
+		name: "journeys: the folder picker opens another sessions root and remembers it among the recent roots",
+		async run({ h, fx, dir }) {
+			const { root } = demoCopy(dir);
+			let d = await h.open(["--sessions-dir", fx.root]);
+			await d.waitFor("[data-testid=session-row]");
+			await (await d.find("[data-testid=root-picker]")).click();
+			const input = await d.waitFor("[data-testid=root-input]");
+			await input.clear();
+			await input.type(root);
+			await (await d.find("[data-testid=root-open]")).click();
+			await until(async () => (await d.findAll("[data-testid=session-row]")).length === 29, "the demo copy's 29 sessions listed");
+			await d.waitFor("[data-testid=tree-row][aria-selected=true]", { what: "its most recent session open" });
+			const info = await d.exec("return window.__TAURI_INTERNALS__.invoke('app_info')");
+			assert.equal(info.root, root);
+			// A folder that does not exist: an error in the dialog, the open root unchanged.
+			await (await d.find("[data-testid=root-picker]")).click();
+			const again = await d.waitFor("[data-testid=root-input]");
+			await again.clear();
+			await again.type(join(dir, "nope"));
+			await (await d.find("[data-testid=root-open]")).click();
+			await d.waitFor("[data-testid=root-error]", { what: "the error" });
+			assert.equal((await d.exec("return window.__TAURI_INTERNALS__.invoke('app_info')")).root, root);
+			await h.shot("journeys-folder-picker");
+			await h.close();
+			// After a restart both roots are remembered, newest first.
+			d = await h.open(["--sessions-dir", fx.root]);
+			await d.waitFor("[data-testid=session-row]");
+			await (await d.find("[data-testid=root-picker]")).click();
+			await d.waitFor("[data-testid=recent-root]");
+			const recent = await d.exec("return [...document.querySelectorAll('[data-testid=recent-root]')].map(e => e.getAttribute('data-path'))");
+			assert.ok(recent.includes(root) && recent.includes(fx.root), JSON.stringify(recent));
+			// A recent root opens with one click.
+			await (await d.find(`[data-testid=recent-root][data-path=${q(root)}]`)).click();
+			await until(async () => (await d.findAll("[data-testid=session-row]")).length === 29, "the recent root opened");
+		},
+	},
+	{
+		name: "journeys: arrow keys in the search results; Enter opens the hit",
+		async run({ h, fx }) {
+			const d = await h.open(["--sessions-dir", fx.root]);
+			await d.waitFor("[data-testid=tree-row][aria-selected=true]");
+			await chord(d, "\uE009", "k");
+			await until(async () => (await focusedTestId(d)) === "search-input", "Ctrl+K focuses the search box");
+			await d.keys("error pages");
+			await d.waitFor("[data-testid=search-hit]", { what: "search hits" });
+			await press(d, Keys.down);
+			await until(async () => (await focusedTestId(d)) === "search-hit", "↓ into the results");
+			const hit = await d.exec("return [document.activeElement.getAttribute('data-path'), document.activeElement.getAttribute('data-id')]");
+			await press(d, Keys.enter);
+			await until(async () => (await d.exec("return window.__piExplorerTest.selectedId()")) === hit[1], "Enter opens the hit and selects its entry");
+		},
+	},
+];
