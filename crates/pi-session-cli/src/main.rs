@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use pi_session::diag::Severity;
 use pi_session::forks::{fork_graph_cached, ForkStatus};
-use pi_session::scan::resolve_root;
+use pi_session::scan::{resolve_root, root_of_file};
 use pi_session::listing::{list, list_with_cache};
 use pi_session::summary::SessionSummary;
 use pi_session::view::{ContextJson, TreeJson};
@@ -15,13 +15,28 @@ use pi_session::{Error, Leaf, Session};
 use serde::Serialize;
 
 #[derive(Parser)]
-#[command(name = "pi-session", version, about = "List, inspect, check and steer pi coding-agent sessions", long_about = None)]
+#[command(
+    name = "pi-session",
+    version,
+    about = "List, inspect, check and steer pi coding-agent sessions",
+    long_about = None,
+    after_help = "Writes (navigate, label, fork) append to the FILE you name, wherever it is; with --sessions-dir DIR they\nare refused unless FILE lies inside DIR (after symlinks). Nothing else of a file is ever changed."
+)]
 struct Cli {
     /// Refuse every write (navigate, label, fork)
     #[arg(long, global = true)]
     read_only: bool,
     #[command(subcommand)]
     cmd: Cmd,
+}
+
+/// The root a write is confined to.
+#[derive(Args, Clone)]
+struct WriteRootArg {
+    /// Refuse to write unless FILE lies (after symlinks) inside DIR (default: FILE's own root:
+    /// the parent of its per-cwd folder `--…--`, else its folder)
+    #[arg(long, value_name = "DIR")]
+    sessions_dir: Option<PathBuf>,
 }
 
 #[derive(Args, Clone)]
@@ -76,7 +91,7 @@ enum Cmd {
         #[arg(long)]
         root: bool,
         #[command(flatten)]
-        sessions: RootArg,
+        sessions: WriteRootArg,
     },
     /// Set or clear the label of an entry (appends one `label` line, as pi does)
     Label {
@@ -88,7 +103,7 @@ enum Cmd {
         #[arg(long)]
         clear: bool,
         #[command(flatten)]
-        sessions: RootArg,
+        sessions: WriteRootArg,
     },
     /// Fork the path root→ID into a new session file beside the source; prints its path
     Fork {
@@ -98,7 +113,7 @@ enum Cmd {
         #[arg(long)]
         before: bool,
         #[command(flatten)]
-        sessions: RootArg,
+        sessions: WriteRootArg,
     },
     /// Report damage in a file or every file under a root; exit 1 when any finding is an error
     Check {
@@ -139,8 +154,11 @@ fn print_json<T: Serialize>(v: &T) -> Result<(), Error> {
     }
 }
 
-fn write_opts(sessions: &RootArg, read_only: bool) -> WriteOptions {
-    WriteOptions { root: Some(resolve_root(sessions.sessions_dir.as_deref()).path), read_only, ..Default::default() }
+/// Writes go to the file named: confined to `--sessions-dir` when given, else to the file's
+/// own root.
+fn write_opts(file: &Path, sessions: &WriteRootArg, read_only: bool) -> WriteOptions {
+    let root = sessions.sessions_dir.clone().unwrap_or_else(|| root_of_file(file));
+    WriteOptions { root: Some(root), read_only, ..Default::default() }
 }
 
 #[derive(Serialize)]
@@ -164,16 +182,16 @@ impl From<Appended> for Wrote {
 fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
     match cmd {
         Cmd::Navigate { file, id, root: _, sessions } => {
-            let a = write::navigate(&file, id.as_deref(), &write_opts(&sessions, read_only))?;
+            let a = write::navigate(&file, id.as_deref(), &write_opts(&file, &sessions, read_only))?;
             print_json(&Wrote::from(a))?;
         }
         Cmd::Label { file, id, text, clear, sessions } => {
             let text = if clear { None } else { text };
-            let a = write::set_label(&file, &id, text.as_deref(), &write_opts(&sessions, read_only))?;
+            let a = write::set_label(&file, &id, text.as_deref(), &write_opts(&file, &sessions, read_only))?;
             print_json(&Wrote::from(a))?;
         }
         Cmd::Fork { file, id, before, sessions } => {
-            let opts = write_opts(&sessions, read_only);
+            let opts = write_opts(&file, &sessions, read_only);
             if read_only {
                 return Err(Error::ReadOnlyMode);
             }
@@ -259,7 +277,13 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
         }
         Cmd::Check { path, root, json } => {
             let target = path.unwrap_or_else(|| resolve_root(root.sessions_dir.as_deref()).path);
-            let report = check(&target, &resolve_root(root.sessions_dir.as_deref()).path)?;
+            // A file alone: relative parentSession paths resolve against its own root unless
+            // --sessions-dir names one.
+            let parents_root = match &root.sessions_dir {
+                None if target.is_file() => root_of_file(&target),
+                _ => resolve_root(root.sessions_dir.as_deref()).path,
+            };
+            let report = check(&target, &parents_root)?;
             if json {
                 print_json(&report)?;
             } else {
