@@ -53,7 +53,8 @@ fn absolutize_parent(bytes: &[u8], root: &Path) -> Vec<u8> {
 mod tests {
     #[test]
     fn parent_paths_become_absolute() {
-        let dir = std::env::temp_dir().join(format!("demo-test-{}", std::process::id()));
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().to_path_buf();
         let root = super::install(&dir).unwrap();
         let mut forks = 0;
         for f in pi_session::scan::scan(&root).files {
@@ -65,6 +66,5 @@ mod tests {
             }
         }
         assert!(forks > 0);
-        let _ = std::fs::remove_dir_all(dir);
     }
 }

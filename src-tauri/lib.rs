@@ -214,7 +214,7 @@ pub fn open_root<R: tauri::Runtime>(handle: &tauri::AppHandle<R>, path: &std::pa
         return Err(pi_session::Error::io(path, std::io::Error::new(std::io::ErrorKind::NotADirectory, "not a folder")));
     }
     let info = old.app_info();
-    let explorer = Arc::new(Explorer::new(real.clone(), "picked", info.read_only_locked).with_initial_view(&info.initial_view));
+    let explorer = Arc::new(Explorer::new(real.clone(), "picked", info.read_only_locked).with_initial_view(info.initial_view.as_str()));
     explorer.set_read_only(info.read_only);
     state.replace(explorer.clone());
     start_explorer(handle, explorer.clone());

@@ -2,7 +2,7 @@
 // which starts the app), and hands out app sessions on a fixture sessions root.
 
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -55,8 +55,21 @@ export class Harness {
 		await sleep(600);
 		if (xvfb.exitCode !== null) throw new Error(`Xvfb ${display} did not start`);
 		this.port = await freePort();
-		this.dataDir = mkdtempSync(join(tmpdir(), "pi-explorer-e2e-data-"));
-		const env = { ...process.env, DISPLAY: display, PI_EXPLORER_DATA_DIR: this.dataDir, PI_SESSION_CACHE_DIR: join(this.dataDir, "cache"), WEBKIT_DISABLE_COMPOSITING_MODE: "1" };
+		// A home of its own: the app's data and cache, WebKit's storage (the UI theme, say) and
+		// any config land there, never in the user's; removed by stop().
+		this.home = mkdtempSync(join(tmpdir(), "pi-explorer-e2e-home-"));
+		this.dataDir = join(this.home, "data");
+		const xdg = { XDG_DATA_HOME: join(this.home, ".local/share"), XDG_CONFIG_HOME: join(this.home, ".config"), XDG_CACHE_HOME: join(this.home, ".cache") };
+		for (const d of [this.dataDir, ...Object.values(xdg)]) mkdirSync(d, { recursive: true });
+		const env = {
+			...process.env,
+			HOME: this.home,
+			...xdg,
+			DISPLAY: display,
+			PI_EXPLORER_DATA_DIR: this.dataDir,
+			PI_SESSION_CACHE_DIR: join(this.home, "cache"),
+			WEBKIT_DISABLE_COMPOSITING_MODE: "1",
+		};
 		delete env.PI_CODING_AGENT_SESSION_DIR;
 		delete env.PI_CODING_AGENT_DIR;
 		// Its own WebKitWebDriver port too, so that several runs can share the machine.
@@ -108,5 +121,6 @@ export class Harness {
 			}
 		}
 		await sleep(300);
+		if (this.home) rmSync(this.home, { recursive: true, force: true });
 	}
 }

@@ -7,7 +7,7 @@
 // Needs: Xvfb, tauri-driver, WebKitWebDriver, ImageMagick's `import`, and a built app
 // (cargo build, after npm --prefix ui run build). PI_EXPLORER_BIN overrides the binary.
 
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -43,6 +43,7 @@ try {
 			}
 		} finally {
 			await h.close();
+			rmSync(dir, { recursive: true, force: true });
 		}
 	}
 } finally {

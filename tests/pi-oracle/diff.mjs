@@ -437,6 +437,8 @@ async function main() {
 		rmSync(work, { recursive: true, force: true });
 		mkdirSync(work, { recursive: true });
 	}
+	// Our listing cache goes into the work folder (removed at the end), not the user's cache.
+	process.env.PI_SESSION_CACHE_DIR = join(work, "cache");
 	const node = process.execPath;
 	const items = [];
 	const vdir = join(work, "vectors");

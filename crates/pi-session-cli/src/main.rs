@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use pi_session::diag::Severity;
 use pi_session::forks::{fork_graph_cached, ForkStatus};
-use pi_session::scan::resolve_root;
+use pi_session::scan::{resolve_root, root_of_file};
 use pi_session::listing::{list, list_with_cache};
 use pi_session::roots::{list_roots, RootSpec, Roots};
 use pi_session::summary::SessionSummary;
@@ -18,13 +18,38 @@ use serde::Serialize;
 mod serve;
 
 #[derive(Parser)]
-#[command(name = "pi-session", version, about = "List, inspect, check and steer pi coding-agent sessions", long_about = None)]
+#[command(
+    name = "pi-session",
+    version,
+    about = "List, inspect, check and steer pi coding-agent sessions",
+    long_about = None,
+    after_help = "Writes (navigate, label, fork) append to the FILE you name, wherever it is; with --sessions-dir DIR they\nare refused unless FILE lies inside DIR (after symlinks). Nothing else of a file is ever changed."
+)]
 struct Cli {
     /// Refuse every write (navigate, label, fork)
     #[arg(long, global = true)]
     read_only: bool,
     #[command(subcommand)]
     cmd: Cmd,
+}
+
+/// The root a write is confined to.
+#[derive(Args, Clone)]
+struct WriteRootArg {
+    /// Refuse to write unless FILE lies (after symlinks) inside DIR (default: FILE's own root:
+    /// the parent of its per-cwd folder `--…--`, else its folder); repeatable, `[NAME=]DIR`
+    #[arg(long, value_name = "[NAME=]DIR")]
+    sessions_dir: Vec<String>,
+    /// Refuse writes to the root with this name (repeatable)
+    #[arg(long, value_name = "NAME")]
+    read_only_root: Vec<String>,
+}
+
+impl WriteRootArg {
+    /// The roots named, or none.
+    fn given(&self) -> Option<RootArg> {
+        (!self.sessions_dir.is_empty()).then(|| RootArg { sessions_dir: self.sessions_dir.clone(), read_only_root: self.read_only_root.clone() })
+    }
 }
 
 #[derive(Args, Clone)]
@@ -118,7 +143,7 @@ enum Cmd {
         #[arg(long)]
         root: bool,
         #[command(flatten)]
-        sessions: RootArg,
+        sessions: WriteRootArg,
     },
     /// Set or clear the label of an entry (appends one `label` line, as pi does)
     Label {
@@ -130,7 +155,7 @@ enum Cmd {
         #[arg(long)]
         clear: bool,
         #[command(flatten)]
-        sessions: RootArg,
+        sessions: WriteRootArg,
     },
     /// Fork the path root→ID into a new session file beside the source; prints its path
     Fork {
@@ -145,7 +170,7 @@ enum Cmd {
         #[arg(long)]
         slim: bool,
         #[command(flatten)]
-        sessions: RootArg,
+        sessions: WriteRootArg,
     },
     /// Serve the explorer's UI and API over HTTP (127.0.0.1; the printed URL carries a token;
     /// read-only unless --allow-writes). Remote box: `ssh -L 8765:127.0.0.1:8765 box 'pi-session serve'`
@@ -158,7 +183,7 @@ enum Cmd {
         #[arg(long, required = true, num_args = 1.., value_name = "ID")]
         keep: Vec<String>,
         #[command(flatten)]
-        sessions: RootArg,
+        sessions: WriteRootArg,
     },
     /// Compare two nodes from their common ancestor: steps side by side, tool calls, files
     /// touched, tokens and cost, and the contexts at the two tips
@@ -231,11 +256,13 @@ fn print_json<T: Serialize>(v: &T) -> Result<(), Error> {
     }
 }
 
-fn write_opts(sessions: &RootArg, read_only: bool, file: &Path) -> Result<WriteOptions, Error> {
-    if sessions.is_multi() || !sessions.read_only_root.is_empty() {
-        return sessions.roots().write_opts(file, read_only);
+/// Writes go to the file named: confined to the `--sessions-dir` root holding it when given
+/// (refused in a `--read-only-root`), else to the file's own root.
+fn write_opts(file: &Path, sessions: &WriteRootArg, read_only: bool) -> Result<WriteOptions, Error> {
+    match sessions.given() {
+        Some(roots) => roots.roots().write_opts(file, read_only),
+        None => Ok(WriteOptions { root: Some(root_of_file(file)), read_only, ..Default::default() }),
     }
-    Ok(WriteOptions { root: Some(sessions.first()), read_only, ..Default::default() })
 }
 
 /// This host's name (the default machine of an export).
@@ -270,16 +297,16 @@ impl From<Appended> for Wrote {
 fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
     match cmd {
         Cmd::Navigate { file, id, root: _, sessions } => {
-            let a = write::navigate(&file, id.as_deref(), &write_opts(&sessions, read_only, &file)?)?;
+            let a = write::navigate(&file, id.as_deref(), &write_opts(&file, &sessions, read_only)?)?;
             print_json(&Wrote::from(a))?;
         }
         Cmd::Label { file, id, text, clear, sessions } => {
             let text = if clear { None } else { text };
-            let a = write::set_label(&file, &id, text.as_deref(), &write_opts(&sessions, read_only, &file)?)?;
+            let a = write::set_label(&file, &id, text.as_deref(), &write_opts(&file, &sessions, read_only)?)?;
             print_json(&Wrote::from(a))?;
         }
         Cmd::Fork { file, id, slim: true, sessions, .. } => {
-            let opts = write_opts(&sessions, read_only, &file)?;
+            let opts = write_opts(&file, &sessions, read_only)?;
             write::validate_id(&id)?;
             match pi_session::slim::fork_slim(&file, &id, &opts) {
                 Ok(f) => {
@@ -294,7 +321,7 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
             }
         }
         Cmd::Prune { file, keep, sessions } => {
-            let opts = write_opts(&sessions, read_only, &file)?;
+            let opts = write_opts(&file, &sessions, read_only)?;
             for id in &keep {
                 write::validate_id(id)?;
             }
@@ -303,7 +330,7 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
             print_json(&p)?;
         }
         Cmd::Fork { file, id, before, sessions, .. } => {
-            let opts = write_opts(&sessions, read_only, &file)?;
+            let opts = write_opts(&file, &sessions, read_only)?;
             if read_only {
                 return Err(Error::ReadOnlyMode);
             }
@@ -466,8 +493,14 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
             }
         }
         Cmd::Check { path, root, json } => {
+            let parents_root = match root.sessions_dir.first() {
+                None if path.as_ref().is_some_and(|p| p.is_file()) => root_of_file(path.as_ref().unwrap()),
+                _ => root.first(),
+            };
             let target = path.unwrap_or_else(|| root.first());
-            let report = check(&target, &root.first())?;
+            // A file alone: relative parentSession paths resolve against its own root unless
+            // --sessions-dir names one.
+            let report = check(&target, &parents_root)?;
             if json {
                 print_json(&report)?;
             } else {

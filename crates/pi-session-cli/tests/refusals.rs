@@ -1,6 +1,7 @@
 //! The CLI's write commands refuse with exit status 1, a message on stderr, nothing on
-//! stdout, and the file and its folder byte-identical; and they are confined to the sessions
-//! root given by `--sessions-dir` or `$PI_CODING_AGENT_SESSION_DIR`.
+//! stdout, and the file and its folder byte-identical; they are confined to the sessions root
+//! given by `--sessions-dir`; without it they write to the file named, wherever it is (its root
+//! is inferred from the file, whatever `$PI_CODING_AGENT_SESSION_DIR` says).
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -156,18 +157,49 @@ fn writes_are_confined_to_the_sessions_root() {
         refused_all(&link, "e0000002", Some(&fx.root), "outside the sessions root");
         assert_eq!(listing(&other).len(), 1, "no fork landed outside the root");
     }
-    // $PI_CODING_AGENT_SESSION_DIR when there is no flag.
-    let out = Command::new(BIN)
-        .args(["navigate", outside.to_str().unwrap(), "e0000002"])
-        .env("PI_CODING_AGENT_SESSION_DIR", &fx.root)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("outside the sessions root"));
-    let out = Command::new(BIN).args(["navigate", ok.to_str().unwrap(), "e0000002"]).env("PI_CODING_AGENT_SESSION_DIR", &fx.root).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(fs::read(&outside).unwrap(), original, "the file outside the root was never written");
-    assert!(fs::read(&ok).unwrap().len() > original.len(), "the file inside the root was");
+}
+
+/// Without `--sessions-dir` a write goes to the file named, even outside the default root and
+/// whatever `$PI_CODING_AGENT_SESSION_DIR` says: one line appended, every earlier byte kept; a
+/// fork lands beside it.
+#[test]
+fn without_a_root_flag_writes_go_to_the_file_named() {
+    let fx = Fx::new();
+    let ok = fx.file("ok.jsonl", &header(json!(3)), &chain());
+    let elsewhere = fx.root.parent().unwrap().join("elsewhere");
+    fs::create_dir_all(&elsewhere).unwrap();
+    let flat = elsewhere.join("flat.jsonl");
+    fs::copy(&ok, &flat).unwrap();
+    let per_cwd = elsewhere.join("--home-alice-other--");
+    fs::create_dir_all(&per_cwd).unwrap();
+    let nested = per_cwd.join("nested.jsonl");
+    fs::copy(&ok, &nested).unwrap();
+    let original = fs::read(&ok).unwrap();
+    for file in [&flat, &nested] {
+        let f = file.to_str().unwrap();
+        let out = Command::new(BIN).args(["navigate", f, "e0000002"]).env("PI_CODING_AGENT_SESSION_DIR", &fx.root).output().unwrap();
+        assert!(out.status.success(), "{f}: {}", String::from_utf8_lossy(&out.stderr));
+        let after = fs::read(file).unwrap();
+        assert!(after.starts_with(&original), "{f}: earlier bytes kept");
+        let added = String::from_utf8(after[original.len()..].to_vec()).unwrap();
+        assert_eq!(added.matches('\n').count(), 1, "{f}: one line appended: {added}");
+        let v: Value = serde_json::from_str(added.trim_end()).unwrap();
+        assert_eq!((v["type"].as_str(), v["targetId"].as_str()), (Some("leaf"), Some("e0000002")), "{f}");
+        let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(printed["line"].as_str(), Some(added.trim_end()));
+
+        let before = listing(file.parent().unwrap());
+        let out = run(&["fork", f, "e0000003"], None);
+        assert!(out.status.success(), "{f}: {}", String::from_utf8_lossy(&out.stderr));
+        let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let new = PathBuf::from(printed["file"].as_str().unwrap());
+        assert_eq!(new.parent(), Some(file.parent().unwrap()), "the fork lands beside its source");
+        assert_eq!(listing(file.parent().unwrap()).len(), before.len() + 1);
+    }
+    assert_eq!(fs::read(&ok).unwrap(), original, "the file under the default root was not touched");
+    // The explicit root still confines.
+    refused_all(&flat, "e0000002", Some(&fx.root), "outside the sessions root");
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! The shapes the desktop app exchanges with its web UI (IPC view models). TypeScript types
-//! are generated from these (`cargo test -p pi-session --features ts`) into
-//! `ui/src/lib/bindings/` and committed.
+//! are generated from these by `scripts/bindings` into `ui/src/lib/bindings/` and committed;
+//! `scripts/test` fails when they differ (`scripts/bindings --check`).
 //!
 //! Everything session-derived here is untrusted text: the UI renders it as text or
 //! sanitised Markdown, never as HTML.
@@ -16,18 +16,179 @@ use crate::context::ModelRef;
 use crate::diag::Diagnostic;
 use crate::entry::Usage;
 
+pub use crate::forks::ForkStatus;
+
 /// An error as the UI sees it: branch on `code`, show `message`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(TS), ts(export))]
 pub struct ApiError {
-    pub code: String,
+    pub code: ErrorCode,
     pub message: String,
 }
 
 impl From<crate::Error> for ApiError {
     fn from(e: crate::Error) -> Self {
-        ApiError { code: e.code().to_string(), message: e.to_string() }
+        ApiError { code: e.error_code(), message: e.to_string() }
     }
+}
+
+/// The stable error codes (docs/ipc.md): one per [`crate::Error`] variant, plus `internal`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(TS), ts(export))]
+pub enum ErrorCode {
+    /// The file does not exist.
+    NotFound,
+    Io,
+    NotAFile,
+    Corrupt,
+    UnknownId,
+    /// The file cannot be written (its version or header).
+    ReadOnly,
+    InCycle,
+    TailChanging,
+    OutsideRoot,
+    InvalidId,
+    /// The app (or the command line) is in read-only mode.
+    ReadOnlyMode,
+    /// A slim fork where the path has no compaction (the ordinary fork fits).
+    NoCompaction,
+    /// Two nodes of files that are not of one fork family (compare).
+    NotRelated,
+    Invalid,
+    /// A failure outside the core (a transport, a crash): anything that did not come as
+    /// `{code, message}`.
+    Internal,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::NotFound => "not-found",
+            ErrorCode::Io => "io",
+            ErrorCode::NotAFile => "not-a-file",
+            ErrorCode::Corrupt => "corrupt",
+            ErrorCode::UnknownId => "unknown-id",
+            ErrorCode::ReadOnly => "read-only",
+            ErrorCode::InCycle => "in-cycle",
+            ErrorCode::TailChanging => "tail-changing",
+            ErrorCode::OutsideRoot => "outside-root",
+            ErrorCode::InvalidId => "invalid-id",
+            ErrorCode::ReadOnlyMode => "read-only-mode",
+            ErrorCode::NoCompaction => "no-compaction",
+            ErrorCode::NotRelated => "not-related",
+            ErrorCode::Invalid => "invalid",
+            ErrorCode::Internal => "internal",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The centre views of the window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(TS), ts(export))]
+pub enum View {
+    #[default]
+    Tree,
+    Forks,
+    Transcript,
+}
+
+impl View {
+    /// `tree`, `forks` or `transcript`; anything else is `None`.
+    pub fn parse(s: &str) -> Option<View> {
+        match s {
+            "tree" => Some(View::Tree),
+            "forks" => Some(View::Forks),
+            "transcript" => Some(View::Transcript),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            View::Tree => "tree",
+            View::Forks => "forks",
+            View::Transcript => "transcript",
+        }
+    }
+}
+
+/// A message's role as written (`message.role`, or the role of the message an entry becomes
+/// in the context): pi's roles, or any other string a file holds (untrusted).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(TS), ts(export))]
+pub enum MessageRole {
+    User,
+    Assistant,
+    ToolResult,
+    BashExecution,
+    Custom,
+    /// v2 files only (pi migrates it to `custom`).
+    HookMessage,
+    /// A compaction's summary in the context.
+    CompactionSummary,
+    /// A branch summary in the context.
+    BranchSummary,
+    /// Any other role string.
+    #[serde(untagged)]
+    Other(String),
+}
+
+impl MessageRole {
+    /// The role of a string as written.
+    pub fn parse(s: &str) -> MessageRole {
+        match s {
+            "user" => MessageRole::User,
+            "assistant" => MessageRole::Assistant,
+            "toolResult" => MessageRole::ToolResult,
+            "bashExecution" => MessageRole::BashExecution,
+            "custom" => MessageRole::Custom,
+            "hookMessage" => MessageRole::HookMessage,
+            "compactionSummary" => MessageRole::CompactionSummary,
+            "branchSummary" => MessageRole::BranchSummary,
+            o => MessageRole::Other(o.to_string()),
+        }
+    }
+
+    /// The role of an entry's message (`None` when it has none).
+    pub fn of(e: &crate::Entry) -> Option<MessageRole> {
+        e.role().and_then(|r| r.as_str()).map(MessageRole::parse)
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            MessageRole::User => "user",
+            MessageRole::Assistant => "assistant",
+            MessageRole::ToolResult => "toolResult",
+            MessageRole::BashExecution => "bashExecution",
+            MessageRole::Custom => "custom",
+            MessageRole::HookMessage => "hookMessage",
+            MessageRole::CompactionSummary => "compactionSummary",
+            MessageRole::BranchSummary => "branchSummary",
+            MessageRole::Other(s) => s,
+        }
+    }
+}
+
+/// Where a search hit matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(TS), ts(export))]
+pub enum HitField {
+    /// The session's name.
+    Name,
+    /// A label.
+    Label,
+    /// An entry's text.
+    Message,
 }
 
 /// What the app is looking at.
@@ -49,8 +210,8 @@ pub struct AppInfo {
     pub read_only: bool,
     /// Started with `--read-only`: the mode cannot be switched off from the window.
     pub read_only_locked: bool,
-    /// The centre view to start in: `tree`, `forks` or `transcript`.
-    pub initial_view: String,
+    /// The centre view to start in.
+    pub initial_view: View,
     pub version: String,
     /// Several roots in one view (absent with one root): names, folders, read-only flags.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -93,8 +254,7 @@ pub struct SessionRow {
     /// Path of the parent session file when this is a fork.
     pub parent_path: Option<String>,
     pub fork_point_id: Option<String>,
-    /// `ok`, `parent-missing`, `cycle`.
-    pub fork_status: String,
+    pub fork_status: ForkStatus,
     /// Why the session is read-only (`no-header`, `old-version`, `future-version`), if it is.
     pub read_only: Option<String>,
     pub errors: u32,
@@ -221,7 +381,7 @@ pub struct TreeRow {
     #[serde(rename = "type")]
     #[cfg_attr(feature = "ts", ts(rename = "type"))]
     pub kind: String,
-    pub role: Option<String>,
+    pub role: Option<MessageRole>,
     /// Milliseconds since the epoch.
     pub ts: Option<f64>,
     pub label: Option<String>,
@@ -281,7 +441,7 @@ pub struct EntryDetail {
     #[serde(rename = "type")]
     #[cfg_attr(feature = "ts", ts(rename = "type"))]
     pub kind: String,
-    pub role: Option<String>,
+    pub role: Option<MessageRole>,
     pub timestamp: Option<f64>,
     pub label: Option<String>,
     pub on_path: bool,
@@ -311,7 +471,7 @@ pub struct ContextMessage {
     pub index: u32,
     pub entry_id: String,
     pub line: u32,
-    pub role: String,
+    pub role: MessageRole,
     /// pi's message object (untrusted).
     #[cfg_attr(feature = "ts", ts(type = "unknown"))]
     pub message: serde_json::Value,
@@ -331,7 +491,7 @@ pub struct HiddenEntry {
     #[serde(rename = "type")]
     #[cfg_attr(feature = "ts", ts(rename = "type"))]
     pub kind: String,
-    pub role: Option<String>,
+    pub role: Option<MessageRole>,
     pub preview: String,
     pub tokens: f64,
 }
@@ -453,8 +613,8 @@ pub struct SearchHit {
     pub session_title: String,
     pub id: Option<String>,
     pub line: u32,
-    /// `message`, `label` or `name`.
-    pub field: String,
+    pub field: HitField,
+    /// The entry's role, else its type (`compaction`, …).
     pub role: Option<String>,
     /// Text around the match.
     pub snippet: String,
@@ -492,8 +652,7 @@ pub struct ForkNode {
     pub fork_point_line: Option<u32>,
     /// Short text of the fork point entry: the message where the fork happened.
     pub fork_point_preview: Option<String>,
-    /// `ok`, `parent-missing`, `cycle`.
-    pub status: String,
+    pub status: ForkStatus,
     /// The root's name, in a view with several roots.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
@@ -530,7 +689,7 @@ pub struct TranscriptItem {
     #[serde(rename = "type")]
     #[cfg_attr(feature = "ts", ts(rename = "type"))]
     pub kind: String,
-    pub role: Option<String>,
+    pub role: Option<MessageRole>,
     pub ts: Option<f64>,
     pub label: Option<String>,
     /// The line as written (untrusted).
@@ -599,4 +758,59 @@ pub struct LocateResult {
 pub struct FindResult {
     pub ids: Vec<String>,
     pub truncated: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The enums carry the same strings on the wire as the plain strings they replaced.
+    #[test]
+    fn enums_keep_their_wire_strings() {
+        let codes = [
+            ErrorCode::NotFound,
+            ErrorCode::Io,
+            ErrorCode::NotAFile,
+            ErrorCode::Corrupt,
+            ErrorCode::UnknownId,
+            ErrorCode::ReadOnly,
+            ErrorCode::InCycle,
+            ErrorCode::TailChanging,
+            ErrorCode::OutsideRoot,
+            ErrorCode::InvalidId,
+            ErrorCode::ReadOnlyMode,
+            ErrorCode::NoCompaction,
+            ErrorCode::NotRelated,
+            ErrorCode::Invalid,
+            ErrorCode::Internal,
+        ];
+        for c in codes {
+            assert_eq!(serde_json::to_value(c).unwrap(), json!(c.as_str()));
+            assert_eq!(serde_json::from_value::<ErrorCode>(json!(c.as_str())).unwrap(), c);
+        }
+        let e = crate::Error::UnknownId { path: "/x.jsonl".into(), id: "abc".into() };
+        assert_eq!(serde_json::to_value(ApiError::from(e)).unwrap(), json!({"code": "unknown-id", "message": "entry abc is not in /x.jsonl"}));
+        let missing = crate::Error::io(std::path::Path::new("/nope"), std::io::Error::from(std::io::ErrorKind::NotFound));
+        assert_eq!(missing.code(), "not-found");
+
+        for (s, v) in [(ForkStatus::Ok, "ok"), (ForkStatus::ParentMissing, "parent-missing"), (ForkStatus::Cycle, "cycle")] {
+            assert_eq!(serde_json::to_value(s).unwrap(), json!(v));
+        }
+        for (s, v) in [(View::Tree, "tree"), (View::Forks, "forks"), (View::Transcript, "transcript")] {
+            assert_eq!(serde_json::to_value(s).unwrap(), json!(v));
+            assert_eq!(View::parse(v), Some(s));
+        }
+        assert_eq!(View::parse("graph"), None);
+        for (f, v) in [(HitField::Name, "name"), (HitField::Label, "label"), (HitField::Message, "message")] {
+            assert_eq!(serde_json::to_value(f).unwrap(), json!(v));
+        }
+        for r in ["user", "assistant", "toolResult", "bashExecution", "custom", "hookMessage", "compactionSummary", "branchSummary", "somethingElse", ""] {
+            let role = MessageRole::parse(r);
+            assert_eq!(role.as_str(), r);
+            assert_eq!(serde_json::to_value(&role).unwrap(), json!(r));
+            assert_eq!(serde_json::from_value::<MessageRole>(json!(r)).unwrap(), role);
+        }
+        assert_eq!(MessageRole::parse("weird"), MessageRole::Other("weird".into()));
+    }
 }

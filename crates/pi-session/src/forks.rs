@@ -13,8 +13,10 @@ use crate::diag::{DiagKind, Diagnostic};
 use crate::summary::SessionSummary;
 use crate::Session;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// How a session's `parentSession` link resolves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub enum ForkStatus {
     Ok,
     ParentMissing,

@@ -82,24 +82,30 @@ impl Error {
         Error::Io { path: path.to_path_buf(), source }
     }
 
-    /// A stable machine-readable code.
-    pub fn code(&self) -> &'static str {
+    /// The stable machine-readable code.
+    pub fn error_code(&self) -> api::ErrorCode {
+        use api::ErrorCode as C;
         match self {
-            Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => "not-found",
-            Error::Io { .. } => "io",
-            Error::NotAFile(_) => "not-a-file",
-            Error::Corrupt { .. } => "corrupt",
-            Error::UnknownId { .. } => "unknown-id",
-            Error::ReadOnly { .. } => "read-only",
-            Error::InCycle { .. } => "in-cycle",
-            Error::TailChanging { .. } => "tail-changing",
-            Error::OutsideRoot { .. } => "outside-root",
-            Error::InvalidId(_) => "invalid-id",
-            Error::ReadOnlyMode => "read-only-mode",
-            Error::NoCompaction { .. } => "no-compaction",
-            Error::NotRelated { .. } => "not-related",
-            Error::Invalid(_) => "invalid",
+            Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => C::NotFound,
+            Error::Io { .. } => C::Io,
+            Error::NotAFile(_) => C::NotAFile,
+            Error::Corrupt { .. } => C::Corrupt,
+            Error::UnknownId { .. } => C::UnknownId,
+            Error::ReadOnly { .. } => C::ReadOnly,
+            Error::InCycle { .. } => C::InCycle,
+            Error::TailChanging { .. } => C::TailChanging,
+            Error::OutsideRoot { .. } => C::OutsideRoot,
+            Error::InvalidId(_) => C::InvalidId,
+            Error::ReadOnlyMode => C::ReadOnlyMode,
+            Error::NoCompaction { .. } => C::NoCompaction,
+            Error::NotRelated { .. } => C::NotRelated,
+            Error::Invalid(_) => C::Invalid,
         }
+    }
+
+    /// [`Error::error_code`] as its string.
+    pub fn code(&self) -> &'static str {
+        self.error_code().as_str()
     }
 }
 

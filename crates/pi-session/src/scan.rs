@@ -25,6 +25,19 @@ pub struct Root {
     pub source: RootSource,
 }
 
+/// The sessions root a session file belongs to when none is given: the parent of its folder
+/// when that folder is one of pi's per-cwd folders (`--home-me-app--`), else its folder.
+/// Symlinks are resolved first, so the file always lies inside the root returned.
+pub fn root_of_file(file: &Path) -> PathBuf {
+    let real = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+    let folder = real.parent().map(Path::to_path_buf).unwrap_or_default();
+    let per_cwd = folder.file_name().map(|n| n.to_string_lossy()).is_some_and(|n| n.len() >= 4 && n.starts_with("--") && n.ends_with("--"));
+    match folder.parent() {
+        Some(parent) if per_cwd => parent.to_path_buf(),
+        _ => folder,
+    }
+}
+
 /// `--sessions-dir`, else `$PI_CODING_AGENT_SESSION_DIR`, else `$PI_CODING_AGENT_DIR/sessions`,
 /// else `~/.pi/agent/sessions`.
 pub fn resolve_root(flag: Option<&Path>) -> Root {
@@ -173,5 +186,31 @@ mod tests {
         assert_eq!(encode_cwd("/home/alice/work/data:pipeline"), "--home-alice-work-data-pipeline--");
         assert_eq!(encode_cwd("C:\\Users\\bob\\src\\app"), "--C--Users-bob-src-app--");
         assert_eq!(encode_cwd("/home/alice/My Projects/notes"), "--home-alice-My Projects-notes--");
+    }
+
+    #[test]
+    fn the_root_of_a_file_is_above_its_per_cwd_folder_else_its_folder() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(tmp.path()).unwrap();
+        let per_cwd = base.join("sessions").join("--home-me-app--");
+        std::fs::create_dir_all(&per_cwd).unwrap();
+        let nested = per_cwd.join("a.jsonl");
+        let flat = base.join("b.jsonl");
+        std::fs::write(&nested, "").unwrap();
+        std::fs::write(&flat, "").unwrap();
+        assert_eq!(root_of_file(&nested), base.join("sessions"));
+        assert_eq!(root_of_file(&flat), base);
+        // Symlinks are resolved first: the root is the target's.
+        #[cfg(unix)]
+        {
+            let link = base.join("link.jsonl");
+            std::os::unix::fs::symlink(&nested, &link).unwrap();
+            assert_eq!(root_of_file(&link), base.join("sessions"));
+        }
+        // A folder named only "--" or "----" is not a per-cwd folder.
+        let odd = base.join("--");
+        std::fs::create_dir_all(&odd).unwrap();
+        std::fs::write(odd.join("c.jsonl"), "").unwrap();
+        assert_eq!(root_of_file(&odd.join("c.jsonl")), odd);
     }
 }

@@ -8,6 +8,7 @@ mod common;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use pi_session::api::{HitField, MessageRole};
 use pi_session::explorer::Explorer;
 use pi_session::view::ContextJson;
 use pi_session::Session;
@@ -82,10 +83,11 @@ fn search_finds_names_messages_tool_calls_and_summaries_with_utf16_positions() {
     let r = ex.search("ZEPHYR", 50);
     assert_eq!(r.files_searched, 2);
     assert!(!r.truncated);
-    let got: Vec<(Option<&str>, &str)> = r.hits.iter().map(|h| (h.id.as_deref(), h.field.as_str())).collect();
+    let got: Vec<(Option<&str>, HitField)> = r.hits.iter().map(|h| (h.id.as_deref(), h.field)).collect();
+    let m = HitField::Message;
     assert_eq!(
         got,
-        [(None, "name"), (Some("u1"), "message"), (Some("a1"), "message"), (Some("t1"), "message"), (Some("c1"), "message"), (Some("u3"), "message")],
+        [(None, HitField::Name), (Some("u1"), m), (Some("a1"), m), (Some("t1"), m), (Some("c1"), m), (Some("u3"), m)],
         "{:#?}",
         r.hits
     );
@@ -104,7 +106,7 @@ fn search_finds_names_messages_tool_calls_and_summaries_with_utf16_positions() {
 
     let labels = ex.search("checkpoint", 50);
     assert_eq!(labels.hits.len(), 1);
-    assert_eq!((labels.hits[0].field.as_str(), labels.hits[0].id.as_deref()), ("label", Some("u3")));
+    assert_eq!((labels.hits[0].field, labels.hits[0].id.as_deref()), (HitField::Label, Some("u3")));
 
     let limited = ex.search("zephyr", 2);
     assert_eq!(limited.hits.len(), 2);
@@ -159,8 +161,11 @@ fn context_pages_and_hidden_pages_of_a_compacted_path() {
     assert!(ex.context_page(&path, Some("a3"), 99, 10).unwrap().is_empty());
 
     let hidden = ex.hidden_page(&path, Some("a3"), 0, 10).unwrap();
-    let got: Vec<(&str, &str, Option<&str>)> = hidden.iter().map(|h| (h.id.as_str(), h.kind.as_str(), h.role.as_deref())).collect();
-    assert_eq!(got, [("u1", "message", Some("user")), ("a1", "message", Some("assistant")), ("t1", "message", Some("toolResult"))]);
+    let got: Vec<(&str, &str, Option<MessageRole>)> = hidden.iter().map(|h| (h.id.as_str(), h.kind.as_str(), h.role.clone())).collect();
+    assert_eq!(
+        got,
+        [("u1", "message", Some(MessageRole::User)), ("a1", "message", Some(MessageRole::Assistant)), ("t1", "message", Some(MessageRole::ToolResult))]
+    );
     assert!(hidden[0].preview.contains("Plan the Zephyr migration"), "{:?}", hidden[0]);
     assert!(hidden.iter().all(|h| h.tokens > 0.0));
     let second = ex.hidden_page(&path, Some("a3"), 1, 1).unwrap();
@@ -232,12 +237,12 @@ fn demo_sessions_markdown_follows_the_transcript() {
         let path = f.to_string_lossy().into_owned();
         let page = ex.transcript_page(&path, 0, 1000).unwrap();
         let md = ex.transcript_markdown(&path, None).unwrap();
-        let users = page.items.iter().filter(|i| i.role.as_deref() == Some("user")).count();
-        let assistants = page.items.iter().filter(|i| i.role.as_deref() == Some("assistant")).count();
+        let users = page.items.iter().filter(|i| i.role == Some(MessageRole::User)).count();
+        let assistants = page.items.iter().filter(|i| i.role == Some(MessageRole::Assistant)).count();
         assert_eq!(md.matches("## User\n").count(), users, "{path}");
         assert_eq!(md.matches("## Assistant\n").count(), assistants, "{path}");
         let mut at = 0;
-        for i in page.items.iter().filter(|i| i.role.as_deref() == Some("user")) {
+        for i in page.items.iter().filter(|i| i.role == Some(MessageRole::User)) {
             let text = pi_session::view::content_text(&i.raw["message"]["content"]);
             let first = text.trim().lines().next().unwrap_or("");
             let pos = md[at..].find(first).unwrap_or_else(|| panic!("{path}: {first:?} not in order"));

@@ -8,7 +8,7 @@ mod common;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use pi_session::api::SessionRow;
+use pi_session::api::{ForkStatus, SessionRow};
 use pi_session::explorer::Explorer;
 use pi_session::roots::{RootSpec, Roots};
 use serde_json::json;
@@ -144,12 +144,12 @@ fn a_fork_whose_parent_is_in_another_root_is_drawn() {
     common::private_cache();
     let alone = Explorer::new(b.clone(), "flag", false);
     let g = alone.fork_graph();
-    assert_eq!(g.nodes[0].status, "parent-missing");
+    assert_eq!(g.nodes[0].status, ForkStatus::ParentMissing);
 
     let ex = explorer(&a, &b, false);
     let g = ex.fork_graph();
     let node = g.nodes.iter().find(|n| n.id.as_deref() == Some(CHILD_ID)).expect("child node");
-    assert_eq!(node.status, "ok");
+    assert_eq!(node.status, ForkStatus::Ok);
     assert_eq!(node.parent_path.as_deref().map(Path::new), Some(parent.as_path()), "edge to the parent in the other root");
     assert_eq!(node.fork_point_id.as_deref(), Some("u2"), "the deepest shared entry on the child's path");
     assert_eq!(node.fork_point_line, Some(4));
@@ -159,7 +159,7 @@ fn a_fork_whose_parent_is_in_another_root_is_drawn() {
     // The listing agrees, without a missing-parent warning.
     let list = ex.list_sessions(None);
     let row = rows_with_id(&list.sessions, CHILD_ID)[0];
-    assert_eq!(row.fork_status, "ok");
+    assert_eq!(row.fork_status, ForkStatus::Ok);
     assert_eq!(row.warnings, 0, "{row:?}");
 }
 

@@ -118,7 +118,7 @@ fn context_messages(s: &Session, plan: &ContextPlan, reader: &mut BodyReader<'_>
         let e = &s.index.entries[it.entry as usize];
         let raw = crate::context::message_for_item(&s.index, reader, it)?;
         let message: Value = serde_json::from_str(raw.get()).unwrap_or(Value::Null);
-        let role = message.get("role").and_then(Value::as_str).unwrap_or("").to_string();
+        let role = MessageRole::parse(message.get("role").and_then(Value::as_str).unwrap_or(""));
         let kept = match (cpos, it.kind) {
             (Some(cp), ItemKind::Message | ItemKind::CustomMessage | ItemKind::BranchSummary) => pos_of.get(&it.entry).is_some_and(|&p| p < cp),
             _ => false,
@@ -158,7 +158,7 @@ fn hidden_entries(s: &Session, plan: &ContextPlan, reader: &mut BodyReader<'_>, 
             id: e.id_str().to_string(),
             line: e.line,
             kind: e.kind.as_str().to_string(),
-            role: e.role().and_then(|r| r.as_str()).map(str::to_string),
+            role: MessageRole::of(e),
             preview: p.text,
             tokens,
         });

@@ -33,7 +33,7 @@ impl Explorer {
             parent_id: e.parent.id().map(|p| p.to_string()),
             line: e.line,
             kind: e.kind.as_str().to_string(),
-            role: e.role().and_then(|r| r.as_str()).map(str::to_string),
+            role: MessageRole::of(e),
             timestamp: (!e.ts.is_nan()).then_some(e.ts),
             label: s.tree.labels.get(id).map(|l| l.text.clone()),
             on_path: on_path.contains(&i),

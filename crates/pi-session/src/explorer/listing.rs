@@ -8,7 +8,6 @@ use std::time::Duration;
 use super::{Explorer, ProgressSink, Snapshot};
 use crate::api::*;
 use crate::diag::Severity;
-use crate::forks::ForkStatus;
 use crate::summary::SessionSummary;
 
 impl Explorer {
@@ -114,20 +113,12 @@ impl Explorer {
                     fork_point_id: f.fork_point_id.clone(),
                     fork_point_line: f.fork_point_line,
                     fork_point_preview: f.fork_point_preview.clone(),
-                    status: status_str(f.status).into(),
+                    status: f.status,
                     root: None,
                 }
             })
             .collect();
         ForkGraph { nodes }
-    }
-}
-
-pub(super) fn status_str(s: ForkStatus) -> &'static str {
-    match s {
-        ForkStatus::Ok => "ok",
-        ForkStatus::ParentMissing => "parent-missing",
-        ForkStatus::Cycle => "cycle",
     }
 }
 
@@ -158,7 +149,7 @@ pub(super) fn session_row(s: &SessionSummary, f: &crate::forks::ForkInfo) -> Ses
         leaf_id: s.leaf_id.clone(),
         parent_path: f.parent_path.as_ref().map(|p| p.to_string_lossy().into_owned()),
         fork_point_id: f.fork_point_id.clone(),
-        fork_status: status_str(f.status).into(),
+        fork_status: f.status,
         read_only: s.read_only.as_ref().map(|r| serde_json::to_value(r).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()),
         errors: count(Severity::Error),
         warnings: count(Severity::Warning),

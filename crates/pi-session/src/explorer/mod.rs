@@ -53,7 +53,7 @@ pub struct Explorer {
     wanted_root: Option<PathBuf>,
     read_only: AtomicBool,
     read_only_locked: bool,
-    initial_view: String,
+    initial_view: View,
     sessions: Mutex<HashMap<PathBuf, Cached>>,
     /// Held while a session file is opened (see [`Explorer::session_at`]).
     opening: Mutex<()>,
@@ -77,7 +77,7 @@ impl Explorer {
             wanted_root: None,
             read_only: AtomicBool::new(read_only),
             read_only_locked: read_only,
-            initial_view: "tree".into(),
+            initial_view: View::Tree,
             sessions: Mutex::new(HashMap::new()),
             opening: Mutex::new(()),
             lister: lister.clone(),
@@ -98,7 +98,7 @@ impl Explorer {
 
     /// The centre view the window starts in (`tree`, `forks`, `transcript`).
     pub fn with_initial_view(mut self, view: &str) -> Explorer {
-        self.initial_view = view.to_string();
+        self.initial_view = View::parse(view).unwrap_or_default();
         self
     }
 
@@ -118,7 +118,7 @@ impl Explorer {
             wanted_root: self.wanted_root.clone(),
             read_only: self.is_read_only(),
             read_only_locked: self.read_only_locked,
-            initial_view: self.initial_view.clone(),
+            initial_view: self.initial_view,
             version: env!("CARGO_PKG_VERSION").to_string(),
             roots: self.root_infos(),
         }

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::listing::{session_row, status_str, title_of};
+use super::listing::{session_row, title_of};
 use super::{Explorer, Lister};
 use crate::api::*;
 use crate::forks::ForkInfo;
@@ -162,7 +162,7 @@ impl Explorer {
                     fork_point_id: f.fork_point_id.clone(),
                     fork_point_line: f.fork_point_line,
                     fork_point_preview: f.fork_point_preview.clone(),
-                    status: status_str(f.status).into(),
+                    status: f.status,
                     root: Some(rs.root.clone()),
                 }
             })

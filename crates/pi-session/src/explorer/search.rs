@@ -137,7 +137,7 @@ fn search_file(sum: &SessionSummary, needle: &str, limit: usize) -> Vec<SearchHi
     let title = title_of(sum);
     if let Some(n) = &sum.name {
         if let Some(h) = snippet(n, needle) {
-            hits.push(SearchHit { path: sum.path.to_string_lossy().into_owned(), session_title: title.clone(), id: None, line: 1, field: "name".into(), role: None, snippet: h.0, match_start: h.1, match_len: h.2 });
+            hits.push(SearchHit { path: sum.path.to_string_lossy().into_owned(), session_title: title.clone(), id: None, line: 1, field: HitField::Name, role: None, snippet: h.0, match_start: h.1, match_len: h.2 });
         }
     }
     let Ok(s) = Session::open(&sum.path) else { return hits };
@@ -149,7 +149,7 @@ fn search_file(sum: &SessionSummary, needle: &str, limit: usize) -> Vec<SearchHi
                 session_title: title.clone(),
                 id: Some(tid.to_string()),
                 line: s.index.entry(tid).map(|e| e.line).unwrap_or(l.line),
-                field: "label".into(),
+                field: HitField::Label,
                 role: None,
                 snippet: h.0,
                 match_start: h.1,
@@ -175,7 +175,7 @@ fn search_file(sum: &SessionSummary, needle: &str, limit: usize) -> Vec<SearchHi
                 session_title: title.clone(),
                 id: Some(e.id_str().to_string()),
                 line: e.line,
-                field: "message".into(),
+                field: HitField::Message,
                 role: e.role().and_then(|r| r.as_str()).map(str::to_string).or_else(|| Some(e.kind.as_str().to_string())),
                 snippet: h.0,
                 match_start: h.1,

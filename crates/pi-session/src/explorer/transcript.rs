@@ -43,7 +43,7 @@ impl Explorer {
                 id: e.id_str().to_string(),
                 line: e.line,
                 kind: e.kind.as_str().to_string(),
-                role: e.role().and_then(|r| r.as_str()).map(str::to_string),
+                role: MessageRole::of(e),
                 ts: (!e.ts.is_nan()).then_some(e.ts),
                 label: s.tree.labels.get(e.id_str()).map(|l| l.text.clone()),
                 raw: line_value(&reader.line(i)?),

@@ -50,7 +50,7 @@ mod tests;
 
 use std::collections::HashSet;
 
-use crate::api::{Fold, LocateResult, TreeMeta, TreePage, TreeQuery, TreeRow};
+use crate::api::{Fold, LocateResult, MessageRole, TreeMeta, TreePage, TreeQuery, TreeRow};
 use crate::context::BodyReader;
 use crate::diag::Severity;
 use crate::entry::{Detail, Entry, Kind};
@@ -407,7 +407,7 @@ impl Layout {
             id: ent.id_str().to_string(),
             line: ent.line,
             kind: ent.kind.as_str().to_string(),
-            role: ent.role().and_then(|r| r.as_str()).map(str::to_string),
+            role: MessageRole::of(ent),
             ts: finite(ent.ts),
             label: sess.tree.labels.get(ent.id_str()).map(|l| l.text.clone()),
             collapsed,
@@ -543,7 +543,7 @@ pub fn ascii(layout: &Layout, sessions: &[&Session]) -> String {
                 line.push(' ');
                 line.push_str(&row.kind);
                 if let Some(role) = &row.role {
-                    let _ = write!(line, ":{role}");
+                    let _ = write!(line, ":{}", role.as_str());
                 }
             }
         }

@@ -10,6 +10,7 @@ import type { AuditView } from "../bindings/AuditView";
 import type { ContextMessage } from "../bindings/ContextMessage";
 import type { ContextView } from "../bindings/ContextView";
 import type { EntryDetail } from "../bindings/EntryDetail";
+import type { ErrorCode } from "../bindings/ErrorCode";
 import type { FindResult } from "../bindings/FindResult";
 import type { ForkGraph } from "../bindings/ForkGraph";
 import type { ForkPosition } from "../bindings/ForkPosition";
@@ -78,23 +79,8 @@ export interface Backend {
   onIndexProgress(cb: (e: IndexProgress) => void): Unsubscribe;
 }
 
-/** The error codes of docs/ipc.md, plus `internal` for anything that did not come as `{code, message}`. */
-export type ErrorCode =
-  | "not-found"
-  | "io"
-  | "not-a-file"
-  | "corrupt"
-  | "unknown-id"
-  | "read-only"
-  | "in-cycle"
-  | "tail-changing"
-  | "outside-root"
-  | "invalid-id"
-  | "read-only-mode"
-  | "no-compaction"
-  | "not-related"
-  | "invalid"
-  | "internal";
+/** The error codes of docs/ipc.md (generated from the core's `ErrorCode`), `internal` for anything that did not come as `{code, message}`. */
+export type { ErrorCode };
 
 /** A failed command: branch on `code`, show `message`. */
 export class ApiError extends Error {
