@@ -100,6 +100,23 @@ enum Cmd {
         #[command(flatten)]
         sessions: RootArg,
     },
+    /// Export a path (default: the session's leaf) or the whole tree as self-contained HTML or Markdown
+    Export {
+        file: PathBuf,
+        /// Export the path root→ID instead of the path to the session's leaf
+        #[arg(long, value_name = "ID", conflicts_with = "tree")]
+        leaf: Option<String>,
+        /// Export every branch of the tree
+        #[arg(long)]
+        tree: bool,
+        #[arg(long, required_unless_present = "md", conflicts_with = "md")]
+        html: bool,
+        #[arg(long)]
+        md: bool,
+        /// Output file (`-` for standard output)
+        #[arg(short = 'o', long = "out", value_name = "OUT")]
+        out: PathBuf,
+    },
     /// Report damage in a file or every file under a root; exit 1 when any finding is an error
     Check {
         /// A session file or a folder (default: the sessions root)
@@ -255,6 +272,18 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
                         status
                     );
                 }
+            }
+        }
+        Cmd::Export { file, leaf, tree, html, md: _, out } => {
+            use pi_session::export::{to_html, to_markdown, write_out, Scope};
+            let s = Session::open(&file)?;
+            let scope = if tree { Scope::Tree } else { Scope::Path(s.resolve_leaf(leaf.as_deref().map(Some))?) };
+            let text = if html { to_html(&s, scope)? } else { to_markdown(&s, scope)? };
+            if out.as_os_str() == "-" {
+                print!("{text}");
+            } else {
+                write_out(&out, &text)?;
+                eprintln!("wrote {} ({} bytes)", out.display(), text.len());
             }
         }
         Cmd::Check { path, root, json } => {

@@ -12,6 +12,7 @@ pub mod context;
 pub mod diag;
 pub mod entry;
 pub mod explorer;
+pub mod export;
 pub mod forks;
 pub mod json;
 pub mod jssort;
