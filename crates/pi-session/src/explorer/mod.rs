@@ -25,6 +25,7 @@ use crate::{Error, Session};
 pub use lister::{ProgressSink, Snapshot};
 use lister::{ListState, Lister};
 pub use listing::title_of;
+pub use search::searchable_text;
 pub use transcript::newest_in_subtree;
 use tree_pages::LayoutKey;
 

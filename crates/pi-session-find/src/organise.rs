@@ -1,0 +1,1 @@
+//! Tags, pins and archive (filled in below).
