@@ -100,6 +100,18 @@ enum Cmd {
         #[command(flatten)]
         sessions: RootArg,
     },
+    /// Search every session through the full-text index (built or brought up to date first, in the cache folder)
+    Search {
+        /// Words, "phrases", role:R tool:T model:M cwd:P label:L name:N after:YYYY-MM-DD before:YYYY-MM-DD
+        query: String,
+        #[command(flatten)]
+        root: RootArg,
+        /// Most hits to return
+        #[arg(long, default_value_t = 200)]
+        limit: usize,
+        #[arg(long)]
+        json: bool,
+    },
     /// Export a path (default: the session's leaf) or the whole tree as self-contained HTML or Markdown
     Export {
         file: PathBuf,
@@ -142,6 +154,14 @@ fn main() -> ExitCode {
             eprintln!("pi-session: {e}");
             ExitCode::from(1)
         }
+    }
+}
+
+/// Errors of the search crate, as the core's (the CLI prints `pi-session: message`).
+fn find_err(e: pi_session_find::Error) -> Error {
+    match e {
+        pi_session_find::Error::Core(e) => e,
+        other => Error::Invalid(other.to_string()),
     }
 }
 
@@ -272,6 +292,34 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
                         status
                     );
                 }
+            }
+        }
+        Cmd::Search { query, root, limit, json } => {
+            let root = resolve_root(root.sessions_dir.as_deref()).path;
+            // One index per root whatever the working folder: absolute paths in it.
+            let root = std::fs::canonicalize(&root).unwrap_or(root);
+            let ix = pi_session_find::SearchIndex::open_default(&root).map_err(find_err)?;
+            let st = ix
+                .update(|p| {
+                    if p.total > 200 && (p.done % 640 == 0 || p.done == p.total) {
+                        eprintln!("indexing: {}/{} files", p.done, p.total);
+                    }
+                })
+                .map_err(find_err)?;
+            let r = ix.search(&query, limit).map_err(find_err)?;
+            if json {
+                print_json(&r)?;
+            } else {
+                if st.added + st.appended + st.reindexed > 0 {
+                    eprintln!("index: {} added, {} appended, {} re-indexed, {} removed", st.added, st.appended, st.reindexed, st.removed);
+                }
+                for s in &r.sessions {
+                    println!("{}  {}", s.title, s.path);
+                    for h in &s.hits {
+                        println!("  {:>6}  {:<12} {}", h.line, h.role, h.snippet);
+                    }
+                }
+                println!("{} hits in {} sessions{} ({} files indexed)", r.total_hits, r.sessions.len(), if r.truncated { " (more not shown)" } else { "" }, r.files_indexed);
             }
         }
         Cmd::Export { file, leaf, tree, html, md: _, out } => {
