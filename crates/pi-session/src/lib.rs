@@ -9,6 +9,7 @@
 pub mod api;
 pub mod cache;
 pub mod context;
+pub mod dashboard;
 pub mod diag;
 pub mod entry;
 pub mod explorer;

@@ -58,13 +58,12 @@ impl SessionSummary {
         let mut newest: Option<f64> = None;
         let mut first_user = None;
         for (i, e) in ix.entries.iter().enumerate() {
-            if let Detail::Message { role, meta, msg_ts } = &e.detail {
-                let usage = meta.as_deref().and_then(|m| m.usage.as_ref());
+            if let Some(u) = counted_usage(e) {
+                tokens += u.total_tokens;
+                cost += u.cost;
+            }
+            if let Detail::Message { role, meta: _, msg_ts } = &e.detail {
                 message_count += 1;
-                if let Some(u) = usage {
-                    tokens += u.total_tokens;
-                    cost += u.cost;
-                }
                 if matches!(role, Role::User | Role::Assistant) {
                     let t = msg_ts.unwrap_or(e.ts);
                     if !t.is_nan() {
@@ -149,6 +148,15 @@ impl SessionSummary {
     /// entry type).
     pub fn is_session(&self) -> bool {
         (self.id.is_some() || self.entry_count > 0) && !self.diagnostics.iter().any(|d| d.kind == DiagKind::NotASession && d.line.is_none())
+    }
+}
+
+/// The usage an entry adds to a session's tokens and cost (one rule for the list, the
+/// dashboard and anything else that sums usage).
+pub fn counted_usage(e: &crate::Entry) -> Option<&crate::entry::Usage> {
+    match &e.detail {
+        Detail::Message { meta, .. } => meta.as_deref().and_then(|m| m.usage.as_ref()),
+        _ => None,
     }
 }
 
