@@ -3,6 +3,7 @@
 
 pub mod commands;
 pub mod demo;
+pub mod find;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -55,7 +56,7 @@ fn source_name(s: RootSource) -> &'static str {
 }
 
 /// Where the demo is copied: `$PI_EXPLORER_DATA_DIR`, else the platform data folder.
-fn data_dir() -> PathBuf {
+pub(crate) fn data_dir() -> PathBuf {
     std::env::var_os("PI_EXPLORER_DATA_DIR")
         .map(PathBuf::from)
         .or_else(|| dirs::data_dir().map(|d| d.join("pi-session-explorer")))
@@ -85,7 +86,8 @@ fn explorer_for_root(opts: &Options) -> Explorer {
 
 /// Registers the state and every command on a builder (shared with the mock-runtime tests).
 pub fn with_commands<R: tauri::Runtime>(builder: tauri::Builder<R>, explorer: Arc<Explorer>) -> tauri::Builder<R> {
-    builder.manage(AppState { explorer }).invoke_handler(tauri::generate_handler![
+    let find = find::FindState::new(explorer.root());
+    builder.manage(AppState { explorer }).manage(find).invoke_handler(tauri::generate_handler![
         commands::app_info,
         commands::list_sessions,
         commands::fork_graph,
@@ -104,6 +106,18 @@ pub fn with_commands<R: tauri::Runtime>(builder: tauri::Builder<R>, explorer: Ar
         commands::switch_branch,
         commands::transcript_markdown,
         commands::set_read_only,
+        // Issue 14: indexed search, dashboard, tags/pin/archive, export.
+        find::search_index_status,
+        find::search_indexed,
+        find::search_hits_in_session,
+        find::dashboard,
+        find::session_marks,
+        find::session_tags,
+        find::add_session_tag,
+        find::remove_session_tag,
+        find::set_session_pinned,
+        find::set_session_archived,
+        find::export_session,
     ])
 }
 
@@ -141,6 +155,8 @@ pub fn run() {
                     Err(e) => tracing::warn!("cannot watch {}: {e}", root.display()),
                 }
                 explorer.prepare();
+                // Then the search index, in the background (incremental after the first run).
+                handle.state::<find::FindState>().build(&handle);
             });
             Ok(())
         })

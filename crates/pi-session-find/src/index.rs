@@ -44,6 +44,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, tokenize = 'trigram');
 /// What an update did.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct UpdateStats {
     pub files: usize,
     pub added: usize,
@@ -57,7 +58,8 @@ pub struct UpdateStats {
 /// Progress of a build: files looked at / files to look at.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Progress {
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct SearchIndexProgress {
     pub done: usize,
     pub total: usize,
 }
@@ -65,8 +67,8 @@ pub struct Progress {
 /// One hit.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(Default))]
-pub struct Hit {
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct IndexHit {
     pub id: String,
     pub line: u32,
     /// The message role, or the entry type for other entries.
@@ -80,16 +82,18 @@ pub struct Hit {
 /// The hits of one session.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct SessionHits {
     pub path: String,
     pub session_id: Option<String>,
     pub title: String,
     pub cwd: Option<String>,
-    pub hits: Vec<Hit>,
+    pub hits: Vec<IndexHit>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct SearchResults {
     pub query: String,
     pub sessions: Vec<SessionHits>,
@@ -97,6 +101,19 @@ pub struct SearchResults {
     /// More hits matched than `limit`.
     pub truncated: bool,
     pub files_indexed: usize,
+}
+
+/// What the app shows about the index.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct SearchIndexStatus {
+    pub building: bool,
+    pub progress: SearchIndexProgress,
+    pub files_indexed: usize,
+    pub bytes_on_disk: u64,
+    /// The last update's error, if it failed.
+    pub error: Option<String>,
 }
 
 pub struct SearchIndex {
@@ -283,14 +300,14 @@ impl SearchIndex {
     /// Brings the index up to date with the files under the root; `progress` is called after
     /// each batch. Files are parsed on all cores in batches, each written in one transaction
     /// (queries run between batches).
-    pub fn update(&self, progress: impl Fn(Progress)) -> Result<UpdateStats, Error> {
+    pub fn update(&self, progress: impl Fn(SearchIndexProgress)) -> Result<UpdateStats, Error> {
         self.building.store(true, Ordering::Relaxed);
         let r = self.update_inner(progress);
         self.building.store(false, Ordering::Relaxed);
         r
     }
 
-    fn update_inner(&self, progress: impl Fn(Progress)) -> Result<UpdateStats, Error> {
+    fn update_inner(&self, progress: impl Fn(SearchIndexProgress)) -> Result<UpdateStats, Error> {
         let found = pi_session::scan::scan(&self.root).files;
         let mut stats = UpdateStats { files: found.len(), ..Default::default() };
         let known: std::collections::HashMap<String, (i64, u64, i64, u64, u64, u64, i64)> = {
@@ -330,7 +347,7 @@ impl SearchIndex {
             }
         }
         let total = work.len();
-        progress(Progress { done: 0, total });
+        progress(SearchIndexProgress { done: 0, total });
         let mut done = 0;
         for batch in work.chunks(64) {
             let results: Vec<Result<FileRows, Error>> = batch.par_iter().map(|(p, plan)| index_file(p, plan)).collect();
@@ -350,7 +367,7 @@ impl SearchIndex {
             tx.commit().at(&self.db)?;
             drop(c);
             done += batch.len();
-            progress(Progress { done, total });
+            progress(SearchIndexProgress { done, total });
         }
         Ok(stats)
     }
@@ -380,7 +397,7 @@ impl SearchIndex {
                     r.get::<_, Option<String>>(2)?,
                     r.get::<_, Option<String>>(3)?,
                     r.get::<_, Option<String>>(4)?,
-                    Hit { id: r.get(5)?, line: r.get::<_, i64>(6)? as u32, role: r.get(7)?, ts: r.get(8)?, snippet: r.get(9)?, highlights: vec![] },
+                    IndexHit { id: r.get(5)?, line: r.get::<_, i64>(6)? as u32, role: r.get(7)?, ts: r.get(8)?, snippet: r.get(9)?, highlights: vec![] },
                 ))
             })
             .at(&self.db)?;

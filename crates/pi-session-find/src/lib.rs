@@ -14,7 +14,7 @@ pub mod index;
 pub mod organise;
 pub mod query;
 
-pub use index::{SearchIndex, UpdateStats};
+pub use index::{IndexHit, SearchIndex, SearchIndexProgress, SearchIndexStatus, SearchResults, SessionHits, UpdateStats};
 pub use query::Query;
 
 /// Errors of this crate; `code()` is what the UI and the CLI branch on.
@@ -41,6 +41,12 @@ impl Error {
             Error::Invalid(_) => "invalid",
             Error::NoFolder => "no-folder",
         }
+    }
+}
+
+impl From<Error> for pi_session::api::ApiError {
+    fn from(e: Error) -> Self {
+        pi_session::api::ApiError { code: e.code().to_string(), message: e.to_string() }
     }
 }
 

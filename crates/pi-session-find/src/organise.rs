@@ -15,6 +15,7 @@ use crate::{DbResult, Error};
 /// The marks of one session.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct Marks {
     pub tags: Vec<String>,
     pub pinned: bool,
@@ -30,6 +31,7 @@ impl Marks {
 /// A tag and how many sessions carry it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct TagCount {
     pub tag: String,
     pub sessions: usize,
@@ -160,6 +162,7 @@ impl Organiser {
 /// sessions carrying every tag; a text filter matches a tag by substring (case-insensitive).
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", default)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct MarkFilter {
     pub show_archived: bool,
     pub only_archived: bool,

@@ -3,6 +3,7 @@
 //! without a window.
 
 mod context;
+mod dashboard;
 mod inspect;
 mod lister;
 mod listing;
