@@ -10,7 +10,6 @@ use pi_session::api::ApiError;
 use pi_session::dashboard::{Dashboard, DashboardQuery};
 use pi_session_find::organise::{Marks, Organiser, TagCount};
 use pi_session_find::{SearchIndex, SearchIndexProgress, SearchIndexStatus, SearchResults};
-use serde::Serialize;
 use tauri::{Emitter, State};
 
 use crate::AppState;
@@ -27,7 +26,7 @@ impl FindState {
     pub fn new(root: &std::path::Path) -> FindState {
         FindState {
             index: SearchIndex::open_default(root).map(Arc::new).map_err(ApiError::from),
-            organiser: Organiser::open_default().map_err(ApiError::from),
+            organiser: Organiser::open(&crate::data_dir().join("organise.sqlite")).map_err(ApiError::from),
             status: Arc::new(Mutex::new(SearchIndexStatus::default())),
         }
     }
@@ -119,13 +118,6 @@ pub fn set_session_archived(find: State<'_, FindState>, session_id: String, arch
     Ok(find.organiser()?.set_archived(&session_id, archived)?)
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Exported {
-    pub out: String,
-    pub bytes: usize,
-}
-
 /// Where exports go: `$PI_EXPLORER_EXPORT_DIR`, else the Downloads folder, else the app's data folder.
 fn export_dir() -> PathBuf {
     std::env::var_os("PI_EXPLORER_EXPORT_DIR")
@@ -138,7 +130,7 @@ fn export_dir() -> PathBuf {
 /// Exports a path (`leaf_id`, default the session's leaf) or the whole tree (`tree`) as
 /// `html` or `md` into the export folder; returns the file written.
 #[tauri::command(async)]
-pub fn export_session(state: State<'_, AppState>, path: String, leaf_id: Option<String>, tree: bool, format: String) -> R<Exported> {
+pub fn export_session(state: State<'_, AppState>, path: String, leaf_id: Option<String>, tree: bool, format: String) -> R<pi_session::export::ExportResult> {
     use pi_session::export::{to_html, to_markdown, write_out, Scope};
     let real = state.explorer.resolve(&path)?;
     let s = pi_session::Session::open(&real)?;
@@ -153,5 +145,5 @@ pub fn export_session(state: State<'_, AppState>, path: String, leaf_id: Option<
     let stem = real.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "session".into());
     let out = dir.join(format!("{stem}{}.{ext}", if tree { "-tree" } else { "" }));
     write_out(&out, &text)?;
-    Ok(Exported { out: out.to_string_lossy().into_owned(), bytes: text.len() })
+    Ok(pi_session::export::ExportResult { out: out.to_string_lossy().into_owned(), bytes: text.len() as u32 })
 }

@@ -56,7 +56,7 @@ export class Harness {
 		if (xvfb.exitCode !== null) throw new Error(`Xvfb ${display} did not start`);
 		this.port = await freePort();
 		this.dataDir = mkdtempSync(join(tmpdir(), "pi-explorer-e2e-data-"));
-		const env = { ...process.env, DISPLAY: display, PI_EXPLORER_DATA_DIR: this.dataDir, PI_SESSION_CACHE_DIR: join(this.dataDir, "cache"), WEBKIT_DISABLE_COMPOSITING_MODE: "1" };
+		const env = { ...process.env, DISPLAY: display, PI_EXPLORER_DATA_DIR: this.dataDir, PI_SESSION_CACHE_DIR: join(this.dataDir, "cache"), PI_EXPLORER_EXPORT_DIR: join(this.dataDir, "exports"), WEBKIT_DISABLE_COMPOSITING_MODE: "1" };
 		delete env.PI_CODING_AGENT_SESSION_DIR;
 		delete env.PI_CODING_AGENT_DIR;
 		// Its own WebKitWebDriver port too, so that several runs can share the machine.

@@ -28,7 +28,7 @@ pub enum Error {
     Core(#[from] pi_session::Error),
     #[error("{0}")]
     Invalid(String),
-    #[error("no cache or data folder could be found (set PI_SESSION_CACHE_DIR / PI_SESSION_DATA_DIR)")]
+    #[error("no cache or data folder could be found (set PI_SESSION_CACHE_DIR / PI_EXPLORER_DATA_DIR)")]
     NoFolder,
 }
 

@@ -1,5 +1,5 @@
 //! Tags, pins and archive: the app's own marks on sessions, in SQLite in the app's data folder
-//! (`$PI_SESSION_DATA_DIR`, else the platform data folder), keyed by the session id of the
+//! (`$PI_EXPLORER_DATA_DIR`, else the platform data folder), keyed by the session id of the
 //! header, so they follow a file that is renamed or moved. Session files are never touched:
 //! archiving hides a session from the default list, nothing more.
 
@@ -42,9 +42,9 @@ pub struct Organiser {
     conn: Mutex<Connection>,
 }
 
-/// `$PI_SESSION_DATA_DIR/organise.sqlite`, else `<platform data folder>/pi-session-explorer/organise.sqlite`.
+/// `$PI_EXPLORER_DATA_DIR/organise.sqlite` (the app's data folder), else `<platform data folder>/pi-session-explorer/organise.sqlite`.
 pub fn default_db_path() -> Result<PathBuf, Error> {
-    let dir = std::env::var_os("PI_SESSION_DATA_DIR")
+    let dir = std::env::var_os("PI_EXPLORER_DATA_DIR")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .or_else(|| dirs::data_dir().map(|d| d.join("pi-session-explorer")))

@@ -29,6 +29,8 @@ export interface PerfHook {
  */
 export interface TestHook {
   reveal(id: string): Promise<void>;
+  /** Page coordinates of bar `i` of dashboard chart `chart` (set while the dashboard is shown). */
+  barPoint?(chart: string, i: number): { x: number; y: number } | null;
 }
 
 declare global {

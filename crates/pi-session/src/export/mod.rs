@@ -21,6 +21,15 @@ use crate::entry::{Detail, Kind};
 use crate::preview::line_value;
 use crate::{Error, Leaf, Session};
 
+/// Where an export was written.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct ExportResult {
+    pub out: String,
+    pub bytes: u32,
+}
+
 /// What to export.
 #[derive(Debug, Clone, Copy)]
 pub enum Scope {

@@ -898,4 +898,45 @@ export class FakeBackend implements Backend {
     this.progressListeners.add(cb);
     return () => this.progressListeners.delete(cb);
   }
+
+  // Issue 14 (indexed search, dashboard, marks, export) has no fake: the fake is being retired.
+  private unsupported(): Promise<never> {
+    return Promise.reject(new ApiError("unsupported", "not available in the in-memory fake backend"));
+  }
+  searchIndexStatus() {
+    return this.unsupported();
+  }
+  searchIndexed() {
+    return this.unsupported();
+  }
+  searchHitsInSession() {
+    return this.unsupported();
+  }
+  dashboard() {
+    return this.unsupported();
+  }
+  sessionMarks() {
+    return this.unsupported();
+  }
+  sessionTags() {
+    return this.unsupported();
+  }
+  addSessionTag() {
+    return this.unsupported();
+  }
+  removeSessionTag() {
+    return this.unsupported();
+  }
+  setSessionPinned() {
+    return this.unsupported();
+  }
+  setSessionArchived() {
+    return this.unsupported();
+  }
+  exportSession() {
+    return this.unsupported();
+  }
+  onSearchIndexProgress(): Unsubscribe {
+    return () => {};
+  }
 }

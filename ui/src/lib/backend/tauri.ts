@@ -24,6 +24,14 @@ import type { TranscriptPage } from "../bindings/TranscriptPage";
 import type { TreePage } from "../bindings/TreePage";
 import type { TreeQuery } from "../bindings/TreeQuery";
 import type { WriteResult } from "../bindings/WriteResult";
+import type { SearchResults } from "../bindings/SearchResults";
+import type { SearchIndexStatus } from "../bindings/SearchIndexStatus";
+import type { SearchIndexProgress } from "../bindings/SearchIndexProgress";
+import type { Dashboard } from "../bindings/Dashboard";
+import type { DashboardQuery } from "../bindings/DashboardQuery";
+import type { Marks } from "../bindings/Marks";
+import type { TagCount } from "../bindings/TagCount";
+import type { ExportResult } from "../bindings/ExportResult";
 
 async function call<T>(cmd: string, args?: Record<string, unknown>): Promise<T> {
   try {
@@ -104,6 +112,43 @@ export class TauriBackend implements Backend {
   }
   setReadOnly(on: boolean) {
     return call<AppInfo>("set_read_only", { on });
+  }
+  // Issue 14: indexed search, dashboard, tags/pin/archive, export.
+  searchIndexStatus() {
+    return call<SearchIndexStatus>("search_index_status");
+  }
+  searchIndexed(query: string, limit: number) {
+    return call<SearchResults>("search_indexed", { query, limit });
+  }
+  searchHitsInSession(path: string, query: string) {
+    return call<string[]>("search_hits_in_session", { path, query });
+  }
+  dashboard(query: DashboardQuery) {
+    return call<Dashboard>("dashboard", { query });
+  }
+  sessionMarks() {
+    return call<Record<string, Marks>>("session_marks");
+  }
+  sessionTags() {
+    return call<TagCount[]>("session_tags");
+  }
+  addSessionTag(sessionId: string, tag: string) {
+    return call<Marks>("add_session_tag", { sessionId, tag });
+  }
+  removeSessionTag(sessionId: string, tag: string) {
+    return call<Marks>("remove_session_tag", { sessionId, tag });
+  }
+  setSessionPinned(sessionId: string, pinned: boolean) {
+    return call<Marks>("set_session_pinned", { sessionId, pinned });
+  }
+  setSessionArchived(sessionId: string, archived: boolean) {
+    return call<Marks>("set_session_archived", { sessionId, archived });
+  }
+  exportSession(path: string, leafId: string | null, tree: boolean, format: "html" | "md") {
+    return call<ExportResult>("export_session", { path, leafId, tree, format });
+  }
+  onSearchIndexProgress(cb: (e: SearchIndexProgress) => void): Unsubscribe {
+    return subscribe<SearchIndexProgress>("search-index-progress", cb);
   }
   onRootChanged(cb: (e: RootChanged) => void): Unsubscribe {
     return subscribe<RootChanged>("root-changed", cb);

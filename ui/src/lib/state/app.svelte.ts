@@ -18,7 +18,7 @@ import type { WriteResult } from "../bindings/WriteResult";
 import { TreeData } from "../../features/tree/treeData.svelte";
 import { Toasts } from "./toasts.svelte";
 
-export type CenterTab = "tree" | "forks" | "transcript";
+export type CenterTab = "tree" | "forks" | "transcript" | "dashboard";
 
 /** Sessions in the first listing of a start (the rest follow at once). */
 export const FIRST_SCREEN = 300;
