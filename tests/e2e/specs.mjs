@@ -455,3 +455,7 @@ export const specs = [
 		},
 	},
 ];
+
+// Issue 14: indexed search, dashboard, tags/pin/archive, export.
+import { findSpecs } from "./specs-find.mjs";
+specs.push(...findSpecs);
