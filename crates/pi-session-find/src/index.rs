@@ -369,6 +369,15 @@ impl SearchIndex {
             done += batch.len();
             progress(SearchIndexProgress { done, total });
         }
+        if stats.added + stats.appended + stats.reindexed + stats.removed > 0 {
+            let c = self.conn.lock().unwrap();
+            if stats.added + stats.reindexed > 16 {
+                // After a build: merge the FTS segments (faster queries, smaller file).
+                c.execute("INSERT INTO fts(fts) VALUES('optimize')", []).at(&self.db)?;
+            }
+            // Fold the write-ahead log back into the database file.
+            c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).at(&self.db)?;
+        }
         Ok(stats)
     }
 
@@ -378,7 +387,9 @@ impl SearchIndex {
         c.query_row("SELECT count(*) FROM files", [], |r| r.get::<_, i64>(0)).map(|n| n as usize).at(&self.db)
     }
 
-    /// Runs a query; at most `limit` hits (1..=10,000), sessions newest first, hits in line order.
+    /// Runs a query; at most `limit` hits (1..=10,000), the most recently indexed lines first
+    /// (FTS5 walks its rowids in order, so the first hits come without sorting every match),
+    /// grouped by session in the order of their first hit.
     pub fn search(&self, text: &str, limit: usize) -> Result<SearchResults, Error> {
         let q = Query::parse(text)?;
         let limit = limit.clamp(1, 10_000);
@@ -592,7 +603,7 @@ fn build_sql_in(q: &Query, limit: usize, only_path: Option<&str>) -> (String, Ve
     let sql = format!(
         "SELECT f.id, f.path, f.session_id, f.title, f.cwd, e.entry_id, e.line, e.role, e.ts, fts.text
          FROM fts JOIN entries e ON e.id = fts.rowid JOIN files f ON f.id = e.file_id
-         WHERE {} ORDER BY f.modified DESC, f.id, e.line LIMIT {limit}",
+         WHERE {} ORDER BY fts.rowid DESC LIMIT {limit}",
         if wh.is_empty() { "1".to_string() } else { wh.join(" AND ") }
     );
     (sql, args)
