@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use pi_session::api::ApiError;
 use pi_session::dashboard::{Dashboard, DashboardQuery};
@@ -16,27 +16,25 @@ use crate::AppState;
 
 type R<T> = Result<T, ApiError>;
 
+/// Opened on first use (a window that never searches or tags creates no database).
 pub struct FindState {
-    index: Result<Arc<SearchIndex>, ApiError>,
-    organiser: Result<Organiser, ApiError>,
+    root: PathBuf,
+    index: OnceLock<Result<Arc<SearchIndex>, ApiError>>,
+    organiser: OnceLock<Result<Organiser, ApiError>>,
     status: Arc<Mutex<SearchIndexStatus>>,
 }
 
 impl FindState {
     pub fn new(root: &std::path::Path) -> FindState {
-        FindState {
-            index: SearchIndex::open_default(root).map(Arc::new).map_err(ApiError::from),
-            organiser: Organiser::open(&crate::data_dir().join("organise.sqlite")).map_err(ApiError::from),
-            status: Arc::new(Mutex::new(SearchIndexStatus::default())),
-        }
+        FindState { root: root.to_path_buf(), index: OnceLock::new(), organiser: OnceLock::new(), status: Arc::new(Mutex::new(SearchIndexStatus::default())) }
     }
 
     fn index(&self) -> R<&Arc<SearchIndex>> {
-        self.index.as_ref().map_err(Clone::clone)
+        self.index.get_or_init(|| SearchIndex::open_default(&self.root).map(Arc::new).map_err(ApiError::from)).as_ref().map_err(Clone::clone)
     }
 
     fn organiser(&self) -> R<&Organiser> {
-        self.organiser.as_ref().map_err(Clone::clone)
+        self.organiser.get_or_init(|| Organiser::open(&crate::data_dir().join("organise.sqlite")).map_err(ApiError::from)).as_ref().map_err(Clone::clone)
     }
 
     /// Builds or updates the index, reporting `search-index-progress` events.
