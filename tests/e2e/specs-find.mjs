@@ -20,8 +20,11 @@ async function setTheme(d, want) {
 }
 
 async function sidebarPaths(d) {
-	const rows = await d.findAll("[data-testid=session-row]");
-	return Promise.all(rows.map((r) => r.attr("data-path")));
+	return d.exec("return [...document.querySelectorAll('[data-testid=session-row]')].map((r) => r.getAttribute('data-path'))");
+}
+
+async function firstGroup(d) {
+	return d.exec("return document.querySelector('.sessions .group')?.innerText ?? ''");
 }
 
 export const findSpecs = [
@@ -122,8 +125,14 @@ export const findSpecs = [
 			await (await d.waitFor("[data-testid=filter-tag][data-tag=e2e-alpha]", { what: "the tag after a restart" })).click();
 			await until(async () => (await sidebarPaths(d)).join() === fx.ids.sessionA, "the filter works after a restart");
 			await (await d.find("[data-testid=filter-tag][data-tag=e2e-alpha]")).click();
-			// Archive: hidden from the default list, shown under Archived, then back.
+			// Pin: the session moves to a "Pinned" group on top; unpin puts it back.
 			await openSession(d, fx.ids.sessionA);
+			await (await d.find("[data-testid=pin-toggle]")).click();
+			await until(async () => (await sidebarPaths(d))[0] === fx.ids.sessionA && (await firstGroup(d)).includes("Pinned"), "the pinned group on top");
+			await h.shot("tags-pinned");
+			await (await d.find("[data-testid=pin-toggle]")).click();
+			await until(async () => !(await firstGroup(d)).includes("Pinned"), "unpinned");
+			// Archive: hidden from the default list, shown under Archived, then back.
 			await (await d.find("[data-testid=archive-toggle]")).click();
 			await until(async () => !(await sidebarPaths(d)).includes(fx.ids.sessionA) && (await sidebarPaths(d)).length === all - 1, "archived session hidden");
 			await (await d.find("[data-testid=filter-archived]")).click();

@@ -81,3 +81,25 @@ export function marksOf(app: AppState): MarksState {
   }
   return s;
 }
+
+/** Pinned sessions move out of their project into a "Pinned" group on top. */
+export function pinnedFirst<G extends { cwd: string; items: { row: SessionRow; depth: number }[]; count: number; modified: number }>(groups: G[], marks: MarksState): G[] {
+  const pinned: { row: SessionRow; depth: number }[] = [];
+  const rest: G[] = [];
+  for (const g of groups) {
+    const keep = g.items.filter((it) => {
+      if (marks.of(it.row.id)?.pinned) {
+        pinned.push({ row: it.row, depth: 0 });
+        return false;
+      }
+      return true;
+    });
+    if (keep.length) rest.push(keep.length === g.items.length ? g : { ...g, items: keep, count: keep.length });
+  }
+  if (!pinned.length) return groups;
+  const top = { cwd: PINNED_GROUP, items: pinned, count: pinned.length, modified: Math.max(0, ...pinned.map((p) => p.row.modified ?? 0)) } as G;
+  return [top, ...rest];
+}
+
+/** The name of the pinned group (not a path). */
+export const PINNED_GROUP = "Pinned";
