@@ -600,12 +600,22 @@ fn build_sql_in(q: &Query, limit: usize, only_path: Option<&str>) -> (String, Ve
     if let Some(p) = only_path {
         push("f.path = ?N", V::Text(p.to_string()), &mut wh);
     }
-    let sql = format!(
-        "SELECT f.id, f.path, f.session_id, f.title, f.cwd, e.entry_id, e.line, e.role, e.ts, fts.text
-         FROM fts JOIN entries e ON e.id = fts.rowid JOIN files f ON f.id = e.file_id
-         WHERE {} ORDER BY fts.rowid DESC LIMIT {limit}",
-        if wh.is_empty() { "1".to_string() } else { wh.join(" AND ") }
-    );
+    let cond = if wh.is_empty() { "1".to_string() } else { wh.join(" AND ") };
+    // With a term of 3+ characters FTS5 drives (its rowids in order); with filters only, the
+    // small entries table does, newest rows first, and the text is fetched for the hits only.
+    let sql = if long.is_empty() {
+        format!(
+            "SELECT f.id, f.path, f.session_id, f.title, f.cwd, e.entry_id, e.line, e.role, e.ts, fts.text
+             FROM entries e JOIN files f ON f.id = e.file_id JOIN fts ON fts.rowid = e.id
+             WHERE {cond} ORDER BY e.id DESC LIMIT {limit}"
+        )
+    } else {
+        format!(
+            "SELECT f.id, f.path, f.session_id, f.title, f.cwd, e.entry_id, e.line, e.role, e.ts, fts.text
+             FROM fts JOIN entries e ON e.id = fts.rowid JOIN files f ON f.id = e.file_id
+             WHERE {cond} ORDER BY fts.rowid DESC LIMIT {limit}"
+        )
+    };
     (sql, args)
 }
 

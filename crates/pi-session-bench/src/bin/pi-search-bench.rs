@@ -124,7 +124,7 @@ fn main() {
         "corpus": { "files": files, "bytes": bytes },
         "index": { "buildMs": build_ms, "entries": st.entries_added, "bytesOnDisk": size, "noopUpdateMs": noop_ms, "noopUnchanged": st2.unchanged },
         "queries": QUERIES.len(),
-        "indexedMs": { "p50": p50, "p95": p95, "max": idx_ms.iter().cloned().fold(0.0, f64::max) },
+        "indexedMs": { "p50": p50, "p95": p95, "max": idx_ms.iter().cloned().fold(0.0, f64::max), "each": QUERIES.iter().zip(&idx_ms).map(|(q, t)| serde_json::json!([q, t])).collect::<Vec<_>>() },
         "baselineQueries": n,
         "scanMs": { "p50": s50, "p95": s95 },
         "grepMs": { "p50": g50, "p95": g95 },
@@ -143,6 +143,9 @@ fn main() {
     println!("grep -rF,       {n} queries:      p50 {:.1} ms, p95 {:.1} ms", g50, g95);
     println!("speed-up at p50: {:.0}x vs grep -rF, {:.0}x vs the scan", g50 / p50, s50 / p50);
     println!("hits per query: {:?}", hits);
+    let mut slow: Vec<(f64, &str)> = idx_ms.iter().copied().zip(QUERIES.iter().copied()).collect();
+    slow.sort_by(|a, b| b.0.total_cmp(&a.0));
+    println!("slowest: {}", slow.iter().take(5).map(|(t, q)| format!("{q} {t:.0} ms")).collect::<Vec<_>>().join(", "));
     println!(
         "export of the biggest file's path ({} entries on it): open {:.0} ms, HTML {:.0} ms ({:.1} MB), Markdown {:.0} ms ({:.1} MB)",
         path_len, open_ms, html_ms, html.len() as f64 / 1e6, md_ms, md.len() as f64 / 1e6
