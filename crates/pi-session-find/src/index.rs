@@ -567,7 +567,8 @@ fn build_sql_in(q: &Query, limit: usize, only_path: Option<&str>) -> (String, Ve
     }
     for t in q.terms.iter().filter(|t| t.chars().count() < 3) {
         args.push(V::Text(like_escape(t)));
-        wh.push(format!("fts.text LIKE ?{} ESCAPE '\\'", args.len()));
+        let text = if long.is_empty() { "(SELECT text FROM fts WHERE fts.rowid = e.id)" } else { "fts.text" };
+        wh.push(format!("{text} LIKE ?{} ESCAPE '\\'", args.len()));
     }
     let mut push = |cond: &str, v: V, wh: &mut Vec<String>| {
         args.push(v);
@@ -605,8 +606,8 @@ fn build_sql_in(q: &Query, limit: usize, only_path: Option<&str>) -> (String, Ve
     // small entries table does, newest rows first, and the text is fetched for the hits only.
     let sql = if long.is_empty() {
         format!(
-            "SELECT f.id, f.path, f.session_id, f.title, f.cwd, e.entry_id, e.line, e.role, e.ts, fts.text
-             FROM entries e JOIN files f ON f.id = e.file_id JOIN fts ON fts.rowid = e.id
+            "SELECT f.id, f.path, f.session_id, f.title, f.cwd, e.entry_id, e.line, e.role, e.ts, (SELECT text FROM fts WHERE fts.rowid = e.id)
+             FROM entries e JOIN files f ON f.id = e.file_id
              WHERE {cond} ORDER BY e.id DESC LIMIT {limit}"
         )
     } else {
