@@ -29,6 +29,18 @@ const COMMANDS: &[&str] = &[
     "set_root_read_only",
     "recent_roots",
     "open_root",
+    // Issue 14: indexed search, dashboard, tags/pin/archive, export.
+    "search_index_status",
+    "search_indexed",
+    "search_hits_in_session",
+    "dashboard",
+    "session_marks",
+    "session_tags",
+    "add_session_tag",
+    "remove_session_tag",
+    "set_session_pinned",
+    "set_session_archived",
+    "export_session",
 ];
 
 fn main() {

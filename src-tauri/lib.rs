@@ -4,6 +4,7 @@
 pub mod commands;
 pub mod demo;
 pub mod roots;
+pub mod find;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
@@ -133,7 +134,7 @@ fn explorer_for_root(opts: &Options) -> Explorer {
 
 /// Registers the state and every command on a builder (shared with the mock-runtime tests).
 pub fn with_commands<R: tauri::Runtime>(builder: tauri::Builder<R>, explorer: Arc<Explorer>) -> tauri::Builder<R> {
-    builder.manage(AppState::new(explorer, data_dir())).invoke_handler(tauri::generate_handler![
+    builder.manage(AppState::new(explorer, data_dir())).manage(find::FindState::new()).invoke_handler(tauri::generate_handler![
         commands::app_info,
         commands::list_sessions,
         commands::fork_graph,
@@ -162,6 +163,18 @@ pub fn with_commands<R: tauri::Runtime>(builder: tauri::Builder<R>, explorer: Ar
         commands::set_root_read_only,
         commands::recent_roots,
         commands::open_root,
+        // Issue 14: indexed search, dashboard, tags/pin/archive, export.
+        find::search_index_status,
+        find::search_indexed,
+        find::search_hits_in_session,
+        find::dashboard,
+        find::session_marks,
+        find::session_tags,
+        find::add_session_tag,
+        find::remove_session_tag,
+        find::set_session_pinned,
+        find::set_session_archived,
+        find::export_session,
     ])
 }
 
@@ -202,6 +215,8 @@ pub fn start_explorer<R: tauri::Runtime>(handle: &tauri::AppHandle<R>, explorer:
         // The previous roots' watchers (if any) stop when dropped here.
         *handle.state::<AppState>().watchers.lock().unwrap() = watchers;
         explorer.prepare();
+        // Then the search index, in the background (incremental after the first run).
+        handle.state::<find::FindState>().build(&handle, explorer.root());
     });
 }
 

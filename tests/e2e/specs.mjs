@@ -683,3 +683,7 @@ export const specs = [
 	},
 	...journeySpecs,
 ];
+
+// Issue 14: indexed search, dashboard, tags/pin/archive, export.
+import { findSpecs } from "./specs-find.mjs";
+specs.push(...findSpecs);

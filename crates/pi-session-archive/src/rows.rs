@@ -200,7 +200,9 @@ pub(crate) fn file_rows(path: &Path, from: u64, ctx: &FileCtx<'_>) -> Result<Fil
         let ts = ms(e.ts);
         let month = month_of(ts).unwrap_or_else(|| session_month.clone());
         let meta = e.meta();
-        let u = e.usage();
+        // The usage pi 1.6's getSessionStats counts (a `usage` entry's, a compaction's, ...):
+        // the entries' sums per session equal `list`.
+        let u = e.billed_usage();
         let line_json = if needs_json(e) { json_of(e) } else { None };
         let text = if ctx.with_text { line_json.as_ref().and_then(text_of) } else { None };
         out.entries.push((
@@ -219,7 +221,7 @@ pub(crate) fn file_rows(path: &Path, from: u64, ctx: &FileCtx<'_>) -> Result<Fil
                 Cell::F(u.map(|u| u.output)),
                 Cell::F(u.map(|u| u.cache_read)),
                 Cell::F(u.map(|u| u.cache_write)),
-                Cell::F(u.map(|u| u.total_tokens)),
+                Cell::F(u.map(|u| u.tokens())),
                 Cell::F(u.map(|u| u.cost)),
                 s(meta.and_then(|m| m.tool_name.as_deref())),
                 Cell::I(Some(e.line as i64)),

@@ -200,18 +200,48 @@ enum Cmd {
         #[arg(long, default_value_t = 160)]
         width: usize,
     },
-    /// Export the sessions to a Parquet archive (tables sessions, entries, usage; partitioned
-    /// by machine and month); a rerun adds only what is new
+    /// Search every session through the full-text index (built or brought up to date first, in the cache folder)
+    Search {
+        /// Words, "phrases", role:R tool:T model:M cwd:P label:L name:N after:YYYY-MM-DD before:YYYY-MM-DD
+        query: String,
+        #[command(flatten)]
+        root: RootArg,
+        /// Most hits to return
+        #[arg(long, default_value_t = 200)]
+        limit: usize,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Export one session, a path (default: the session's leaf) or the whole tree, as
+    /// self-contained HTML or Markdown (`export FILE --html|--md -o OUT`); or every session as a
+    /// Parquet archive, partitioned by machine and month, where a rerun adds only what is new
+    /// (`export --parquet OUT [--sessions-dir [NAME=]DIR …]`)
     Export {
-        /// The archive folder
+        /// The session to export as HTML or Markdown
+        #[arg(required_unless_present = "parquet", conflicts_with = "parquet")]
+        file: Option<PathBuf>,
+        /// Export the path root→ID instead of the path to the session's leaf
+        #[arg(long, value_name = "ID", conflicts_with = "tree")]
+        leaf: Option<String>,
+        /// Export every branch of the tree
+        #[arg(long)]
+        tree: bool,
+        #[arg(long, required_unless_present_any = ["md", "parquet"], conflicts_with = "md")]
+        html: bool,
+        #[arg(long)]
+        md: bool,
+        /// Output file of the HTML or Markdown (`-` for standard output)
+        #[arg(short = 'o', long = "out", value_name = "OUT", required_unless_present = "parquet")]
+        out: Option<PathBuf>,
+        /// The Parquet archive folder (tables sessions, entries, usage)
         #[arg(long, value_name = "OUT")]
-        parquet: PathBuf,
+        parquet: Option<PathBuf>,
         #[command(flatten)]
         root: RootArg,
         /// Machine name for roots given without a name (default: this host's name)
         #[arg(long, value_name = "NAME")]
         machine: Option<String>,
-        /// Include message text (entries.text)
+        /// Include message text (entries.text) in the archive
         #[arg(long)]
         with_text: bool,
         #[arg(long)]
@@ -242,6 +272,14 @@ fn main() -> ExitCode {
             eprintln!("pi-session: {e}");
             ExitCode::from(1)
         }
+    }
+}
+
+/// Errors of the search crate, as the core's (the CLI prints `pi-session: message`).
+fn find_err(e: pi_session_find::Error) -> Error {
+    match e {
+        pi_session_find::Error::Core(e) => e,
+        other => Error::Invalid(other.to_string()),
     }
 }
 
@@ -456,7 +494,7 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
             }
         }
         Cmd::Serve(args) => return Ok(serve::run(args, read_only)),
-        Cmd::Export { parquet, root, machine, with_text, json } => {
+        Cmd::Export { parquet: Some(parquet), root, machine, with_text, json, .. } => {
             let machine = machine.unwrap_or_else(host_name);
             // A root named on the command line (`NAME=DIR`) is filed under that name, the
             // others under `--machine`.
@@ -490,6 +528,47 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
                 for (p, why) in &report.skipped {
                     println!("  ! {}: {why}", p.display());
                 }
+            }
+        }
+        Cmd::Search { query, root, limit, json } => {
+            let root = root.first();
+            // One index per root whatever the working folder: absolute paths in it.
+            let root = std::fs::canonicalize(&root).unwrap_or(root);
+            let ix = pi_session_find::SearchIndex::open_default(&root).map_err(find_err)?;
+            let st = ix
+                .update(|p| {
+                    if p.total > 200 && (p.done % 640 == 0 || p.done == p.total) {
+                        eprintln!("indexing: {}/{} files", p.done, p.total);
+                    }
+                })
+                .map_err(find_err)?;
+            let r = ix.search(&query, limit).map_err(find_err)?;
+            if json {
+                print_json(&r)?;
+            } else {
+                if st.added + st.appended + st.reindexed > 0 {
+                    eprintln!("index: {} added, {} appended, {} re-indexed, {} removed", st.added, st.appended, st.reindexed, st.removed);
+                }
+                for s in &r.sessions {
+                    println!("{}  {}", s.title, s.path);
+                    for h in &s.hits {
+                        println!("  {:>6}  {:<12} {}", h.line, h.role, h.snippet);
+                    }
+                }
+                println!("{} hits in {} sessions{} ({} files indexed)", r.total_hits, r.sessions.len(), if r.truncated { " (more not shown)" } else { "" }, r.files_indexed);
+            }
+        }
+        Cmd::Export { file, leaf, tree, html, out, .. } => {
+            let (Some(file), Some(out)) = (file, out) else { unreachable!("clap requires FILE and --out without --parquet") };
+            use pi_session::export::{to_html, to_markdown, write_out, Scope};
+            let s = Session::open(&file)?;
+            let scope = if tree { Scope::Tree } else { Scope::Path(s.resolve_leaf(leaf.as_deref().map(Some))?) };
+            let text = if html { to_html(&s, scope)? } else { to_markdown(&s, scope)? };
+            if out.as_os_str() == "-" {
+                print!("{text}");
+            } else {
+                write_out(&out, &text)?;
+                eprintln!("wrote {} ({} bytes)", out.display(), text.len());
             }
         }
         Cmd::Check { path, root, json } => {

@@ -15,6 +15,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::find::Find;
 use crate::{ServeError, Shared};
 
 #[derive(Deserialize)]
@@ -154,6 +155,47 @@ struct RootReadOnly {
 }
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct PathQuery {
+    path: String,
+    query: String,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Dash {
+    query: pi_session::dashboard::DashboardQuery,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[allow(dead_code)]
+struct Tag {
+    session_id: String,
+    tag: String,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[allow(dead_code)]
+struct Pinned {
+    session_id: String,
+    pinned: bool,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[allow(dead_code)]
+struct Archived {
+    session_id: String,
+    archived: bool,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[allow(dead_code)]
+struct Export {
+    path: String,
+    leaf_id: Option<String>,
+    tree: bool,
+    format: String,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct ReadOnly {
     on: bool,
 }
@@ -162,7 +204,7 @@ fn args<T: DeserializeOwned>(command: &str, v: Value) -> Result<T, ServeError> {
     serde_json::from_value(v).map_err(|e| ServeError::BadArgs { command: command.into(), message: e.to_string() })
 }
 
-fn core(e: pi_session::Error) -> ServeError {
+pub(crate) fn core(e: pi_session::Error) -> ServeError {
     // Through the window's `{code, message}`, whatever type `code` has there.
     let api: ApiError = e.into();
     let v = serde_json::to_value(&api).unwrap_or(Value::Null);
@@ -184,7 +226,7 @@ fn val<T: Serialize>(t: T) -> Result<Value, ServeError> {
 /// Runs one command on the explorer, as the window's command of that name does (the names are
 /// those of `src-tauri/build.rs`; tests/commands.rs checks that they are all here). `arguments`
 /// is the JSON object the UI sends (`{}` or `null` for none).
-pub fn call(ex: &Explorer, command: &str, arguments: Value) -> Result<Value, ServeError> {
+pub fn call(ex: &Explorer, find: &Find, command: &str, arguments: Value) -> Result<Value, ServeError> {
     let v = if arguments.is_null() { Value::Object(Default::default()) } else { arguments };
     let c = command;
     match command {
@@ -283,6 +325,45 @@ pub fn call(ex: &Explorer, command: &str, arguments: Value) -> Result<Value, Ser
             args::<OpenRoot>(c, v)?;
             Err(ServeError::WindowOnly(c.into()))
         }
+        "search_index_status" => {
+            args::<NoArgs>(c, v)?;
+            val(find.status(ex)?)
+        }
+        "search_indexed" => {
+            let a: Search = args(c, v)?;
+            val(find.search(ex, &a.query, a.limit as usize)?)
+        }
+        "search_hits_in_session" => {
+            let a: PathQuery = args(c, v)?;
+            val(find.hits_in_file(ex, &a.query, &a.path)?)
+        }
+        "dashboard" => val(ex.dashboard(&args::<Dash>(c, v)?.query)),
+        // Tags, pins and archive live in the window's own data folder, and an export is a file
+        // written on the machine: a browser sees no marks and cannot set them.
+        "session_marks" => {
+            args::<NoArgs>(c, v)?;
+            val(serde_json::Map::new())
+        }
+        "session_tags" => {
+            args::<NoArgs>(c, v)?;
+            val(Vec::<String>::new())
+        }
+        "add_session_tag" | "remove_session_tag" => {
+            args::<Tag>(c, v)?;
+            Err(ServeError::WindowOnly(c.into()))
+        }
+        "set_session_pinned" => {
+            args::<Pinned>(c, v)?;
+            Err(ServeError::WindowOnly(c.into()))
+        }
+        "set_session_archived" => {
+            args::<Archived>(c, v)?;
+            Err(ServeError::WindowOnly(c.into()))
+        }
+        "export_session" => {
+            args::<Export>(c, v)?;
+            Err(ServeError::WindowOnly(c.into()))
+        }
         "add_root" => {
             args::<AddRoot>(c, v)?;
             Err(ServeError::WindowOnly(c.into()))
@@ -328,7 +409,8 @@ pub(crate) async fn handle(State(st): State<Arc<Shared>>, Path(command): Path<St
         }
     };
     let ex = st.explorer.clone();
-    match tokio::task::spawn_blocking(move || call(&ex, &command, arguments)).await {
+    let find = st.find.clone();
+    match tokio::task::spawn_blocking(move || call(&ex, &find, &command, arguments)).await {
         Ok(Ok(v)) => Json(v).into_response(),
         Ok(Err(e)) => error_response(&e),
         Err(e) => error_response(&ServeError::Core { code: "internal".into(), message: e.to_string() }),

@@ -10,6 +10,7 @@
 
 pub mod assets;
 pub mod commands;
+mod find;
 mod events;
 pub mod guard;
 
@@ -25,6 +26,7 @@ use pi_session::explorer::Explorer;
 use tokio::sync::{broadcast, oneshot};
 
 pub use commands::call;
+pub use find::Find;
 
 /// The port `pi-session serve` listens on by default (on 127.0.0.1).
 pub const DEFAULT_PORT: u16 = 8765;
@@ -46,7 +48,7 @@ pub enum ServeError {
     BadArgs { command: String, message: String },
     /// Adding or changing roots opens folders of the serving machine: only its command line
     /// (`--sessions-dir`) does that, never a browser.
-    #[error("{0}: the served roots are set by the server's command line (--sessions-dir)")]
+    #[error("{0}: not over HTTP: the served roots are set by the server's command line, and tags, folders and exports are the window's")]
     WindowOnly(String),
     /// An error of the core, as the window gets it.
     #[error("{message}")]
@@ -109,6 +111,8 @@ pub(crate) struct Shared {
     /// Only `localhost`, `127.0.0.1` and `[::1]` are accepted as `Host` (DNS rebinding).
     pub loopback_only: bool,
     pub events: broadcast::Sender<events::Event>,
+    /// The served root's full-text index, opened on first use.
+    pub find: Arc<find::Find>,
 }
 
 /// A running server; dropping it does not stop it, [`Server::stop`] does.
@@ -171,7 +175,7 @@ impl Server {
         let prepare = explorer.clone();
         let _ = std::thread::Builder::new().name("prepare".into()).spawn(move || prepare.prepare());
 
-        let shared = Arc::new(Shared { explorer: explorer.clone(), token: token.clone(), loopback_only: addr.ip().is_loopback(), events });
+        let shared = Arc::new(Shared { explorer: explorer.clone(), token: token.clone(), loopback_only: addr.ip().is_loopback(), events, find: Arc::new(find::Find::default()) });
         let app = router(shared);
         let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().map_err(ServeError::Runtime)?;
         let (tx, rx) = oneshot::channel::<()>();

@@ -32,15 +32,16 @@ fn every_window_command_is_served_and_in_the_ui_table() {
     let root = tmp.path().join("sessions");
     copy_tree(&repo.join("demo/sessions"), &root);
     let ex = Explorer::new(root, "flag", true);
+    let find = pi_session_serve::Find::default();
     for c in &window {
         // Missing arguments are an `invalid` answer, not an unknown command.
-        match call(&ex, c, json!({})) {
+        match call(&ex, &find, c, json!({})) {
             Err(ServeError::UnknownCommand(_)) => panic!("{c} is not served"),
             Err(e) => assert_eq!(e.code(), "invalid", "{c}: {e}"),
             Ok(_) => {}
         }
     }
-    assert!(matches!(call(&ex, "rm_rf", json!({})), Err(ServeError::UnknownCommand(_))));
+    assert!(matches!(call(&ex, &find, "rm_rf", json!({})), Err(ServeError::UnknownCommand(_))));
     // Unknown arguments are refused, as a typo would otherwise pass silently.
-    assert_eq!(call(&ex, "list_sessions", json!({"limt": 3})).unwrap_err().code(), "invalid");
+    assert_eq!(call(&ex, &find, "list_sessions", json!({"limt": 3})).unwrap_err().code(), "invalid");
 }

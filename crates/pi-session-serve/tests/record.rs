@@ -73,6 +73,7 @@ fn record(name: &str, calls: &[Value], tmp: &Path) -> Value {
     copy_tree(&repo_root().join("demo/sessions"), &root);
     let root = root.canonicalize().unwrap();
     let explorer = Explorer::new(root.clone(), "flag", false);
+    let find = pi_session_serve::Find::default();
     let mut rw = Rewrite { subs: vec![(root.display().to_string(), ROOT.to_string())], numbers: vec![] };
     let mut made = 0u32;
     let mut step = 0u32;
@@ -82,7 +83,7 @@ fn record(name: &str, calls: &[Value], tmp: &Path) -> Value {
         let mut args = c.get("args").cloned().unwrap_or(json!({}));
         rw.reversed().apply(&mut args);
         let before = sizes(&root);
-        let answer = pi_session_serve::call(&explorer, command, args);
+        let answer = pi_session_serve::call(&explorer, &find, command, args);
         let after = sizes(&root);
         assert_eq!(before.keys().collect::<Vec<_>>(), after.keys().collect::<Vec<_>>(), "{name}: {command} made or removed a file; recordings cover appends only");
         // The lines a write appended: their made-up id and timestamp get placeholders.

@@ -55,6 +55,10 @@ pub enum ErrorCode {
     NoCompaction,
     /// Two nodes of files that are not of one fork family (compare).
     NotRelated,
+    /// The search index (its database) failed.
+    Index,
+    /// No cache or data folder could be found for the search index or the tags.
+    NoFolder,
     Invalid,
     /// A failure outside the core (a transport, a crash): anything that did not come as
     /// `{code, message}`.
@@ -77,6 +81,8 @@ impl ErrorCode {
             ErrorCode::ReadOnlyMode => "read-only-mode",
             ErrorCode::NoCompaction => "no-compaction",
             ErrorCode::NotRelated => "not-related",
+            ErrorCode::Index => "index",
+            ErrorCode::NoFolder => "no-folder",
             ErrorCode::Invalid => "invalid",
             ErrorCode::Internal => "internal",
         }
@@ -782,6 +788,8 @@ mod tests {
             ErrorCode::ReadOnlyMode,
             ErrorCode::NoCompaction,
             ErrorCode::NotRelated,
+            ErrorCode::Index,
+            ErrorCode::NoFolder,
             ErrorCode::Invalid,
             ErrorCode::Internal,
         ];

@@ -9,11 +9,13 @@
 pub mod api;
 pub mod cache;
 pub mod context;
+pub mod dashboard;
 pub mod diag;
 pub mod edits;
 pub mod diff;
 pub mod entry;
 pub mod explorer;
+pub mod export;
 pub mod forks;
 pub mod json;
 pub mod jssort;

@@ -60,7 +60,7 @@ impl SessionSummary {
         for (i, e) in ix.entries.iter().enumerate() {
             // Tokens and cost as pi 1.6.0's `getSessionStats` adds them up (every entry of the
             // file, compacted history included).
-            if let Some(u) = e.billed_usage() {
+            if let Some(u) = counted_usage(e) {
                 tokens += u.tokens();
                 cost += u.cost;
             }
@@ -151,6 +151,14 @@ impl SessionSummary {
     pub fn is_session(&self) -> bool {
         (self.id.is_some() || self.entry_count > 0) && !self.diagnostics.iter().any(|d| d.kind == DiagKind::NotASession && d.line.is_none())
     }
+}
+
+/// The usage an entry adds to a session's tokens and cost (one rule for the list, the
+/// dashboard and anything else that sums usage).
+/// It is pi 1.6.0's `getSessionStats` rule ([`crate::Entry::billed_usage`]); add up
+/// [`crate::entry::Usage::tokens`], not `total_tokens`.
+pub fn counted_usage(e: &crate::Entry) -> Option<&crate::entry::Usage> {
+    e.billed_usage()
 }
 
 /// Summaries of `files` (path, size), indexed in parallel, biggest first; `progress(done, total)`

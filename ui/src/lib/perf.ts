@@ -31,6 +31,8 @@ export interface TestHook {
   reveal(id: string): Promise<void>;
   /** The selected entry's id (the tree may not draw its row while another view is shown). */
   selectedId(): string | null;
+  /** Page coordinates of bar `i` of dashboard chart `chart` (set while the dashboard is shown). */
+  barPoint?(chart: string, i: number): { x: number; y: number } | null;
 }
 
 declare global {

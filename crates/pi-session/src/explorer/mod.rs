@@ -4,6 +4,7 @@
 
 mod audit;
 mod context;
+mod dashboard;
 mod inspect;
 mod lister;
 mod listing;
@@ -28,6 +29,7 @@ pub use audit::{is_context_message, AuditCompaction, AuditHidden, AuditView, AUD
 pub use lister::{ProgressSink, Snapshot};
 use lister::Lister;
 pub use listing::title_of;
+pub use search::searchable_text;
 pub use transcript::newest_in_subtree;
 use tree_pages::LayoutKey;
 

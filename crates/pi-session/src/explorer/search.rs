@@ -92,7 +92,9 @@ fn entry_matches(e: &crate::Entry, line: &[u8], needle: &str) -> bool {
     searchable_text(e, &text).to_lowercase().contains(needle)
 }
 
-fn searchable_text(e: &crate::Entry, line: &str) -> String {
+/// The searchable text of an entry line: message text, tool names and arguments, thinking,
+/// summaries, names, labels, model changes (one rule for the scan and the search index).
+pub fn searchable_text(e: &crate::Entry, line: &str) -> String {
     let v = line_value(line);
     match &e.kind {
         Kind::Message => {

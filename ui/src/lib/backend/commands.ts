@@ -23,6 +23,14 @@ import type { TreePage } from "../bindings/TreePage";
 import type { TreeQuery } from "../bindings/TreeQuery";
 import type { WriteResult } from "../bindings/WriteResult";
 import type { AuditView } from "../bindings/AuditView";
+import type { SearchResults } from "../bindings/SearchResults";
+import type { SearchIndexStatus } from "../bindings/SearchIndexStatus";
+import type { SearchIndexProgress } from "../bindings/SearchIndexProgress";
+import type { Dashboard } from "../bindings/Dashboard";
+import type { DashboardQuery } from "../bindings/DashboardQuery";
+import type { Marks } from "../bindings/Marks";
+import type { TagCount } from "../bindings/TagCount";
+import type { ExportResult } from "../bindings/ExportResult";
 import type { BranchDiff } from "../bindings/BranchDiff";
 import type { NewFileResult } from "../bindings/NewFileResult";
 import type { SlimPreview } from "../bindings/SlimPreview";
@@ -31,7 +39,7 @@ import type { SlimPreview } from "../bindings/SlimPreview";
 export type Args = Record<string, unknown>;
 
 /** Commands after which the backend's state differs (writes and the read-only switch). */
-export const STATEFUL_COMMANDS: ReadonlySet<string> = new Set(["navigate", "set_label", "fork_session", "switch_branch", "set_read_only", "fork_slim", "prune_session", "add_root", "remove_root", "set_root_read_only", "open_root"]);
+export const STATEFUL_COMMANDS: ReadonlySet<string> = new Set(["navigate", "set_label", "fork_session", "switch_branch", "set_read_only", "fork_slim", "prune_session", "add_root", "remove_root", "set_root_read_only", "open_root", "add_session_tag", "remove_session_tag", "set_session_pinned", "set_session_archived", "export_session"]);
 
 export abstract class CommandBackend implements Backend {
   abstract readonly kind: Backend["kind"];
@@ -39,6 +47,7 @@ export abstract class CommandBackend implements Backend {
   protected abstract call<T>(command: string, args: Args): Promise<T>;
   abstract onRootChanged(cb: (e: RootChanged) => void): Unsubscribe;
   abstract onIndexProgress(cb: (e: IndexProgress) => void): Unsubscribe;
+  abstract onSearchIndexProgress(cb: (e: SearchIndexProgress) => void): Unsubscribe;
 
   appInfo() {
     return this.call<AppInfo>("app_info", {});
@@ -112,6 +121,39 @@ export abstract class CommandBackend implements Backend {
   }
   setRootReadOnly(name: string, on: boolean) {
     return this.call<AppInfo>("set_root_read_only", { name, on });
+  }
+  searchIndexStatus() {
+    return this.call<SearchIndexStatus>("search_index_status", {});
+  }
+  searchIndexed(query: string, limit: number) {
+    return this.call<SearchResults>("search_indexed", { query, limit });
+  }
+  searchHitsInSession(path: string, query: string) {
+    return this.call<string[]>("search_hits_in_session", { path, query });
+  }
+  dashboard(query: DashboardQuery) {
+    return this.call<Dashboard>("dashboard", { query });
+  }
+  sessionMarks() {
+    return this.call<Record<string, Marks>>("session_marks", {});
+  }
+  sessionTags() {
+    return this.call<TagCount[]>("session_tags", {});
+  }
+  addSessionTag(sessionId: string, tag: string) {
+    return this.call<Marks>("add_session_tag", { sessionId, tag });
+  }
+  removeSessionTag(sessionId: string, tag: string) {
+    return this.call<Marks>("remove_session_tag", { sessionId, tag });
+  }
+  setSessionPinned(sessionId: string, pinned: boolean) {
+    return this.call<Marks>("set_session_pinned", { sessionId, pinned });
+  }
+  setSessionArchived(sessionId: string, archived: boolean) {
+    return this.call<Marks>("set_session_archived", { sessionId, archived });
+  }
+  exportSession(path: string, leafId: string | null, tree: boolean, format: "html" | "md") {
+    return this.call<ExportResult>("export_session", { path, leafId, tree, format });
   }
   slimPreview(path: string, id: string) {
     return this.call<SlimPreview>("slim_preview", { path, id });

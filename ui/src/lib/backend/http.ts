@@ -7,6 +7,7 @@ import type { Unsubscribe } from "./index";
 import { ApiError } from "./index";
 import { CommandBackend, type Args } from "./commands";
 import type { IndexProgress } from "../bindings/IndexProgress";
+import type { SearchIndexProgress } from "../bindings/SearchIndexProgress";
 import type { RootChanged } from "../bindings/RootChanged";
 
 async function call<T>(base: string, cmd: string, args: Args): Promise<T> {
@@ -55,6 +56,10 @@ export class HttpBackend extends CommandBackend {
   }
   onIndexProgress(cb: (e: IndexProgress) => void): Unsubscribe {
     return this.subscribe("index-progress", cb as (p: unknown) => void);
+  }
+  /** The server brings its search index up to date on each query: no progress events. */
+  onSearchIndexProgress(_cb: (e: SearchIndexProgress) => void): Unsubscribe {
+    return () => {};
   }
 
   /** One EventSource for all listeners, opened on the first and closed after the last. */

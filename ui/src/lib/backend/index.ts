@@ -29,6 +29,14 @@ import type { WriteResult } from "../bindings/WriteResult";
 import type { BranchDiff } from "../bindings/BranchDiff";
 import type { NewFileResult } from "../bindings/NewFileResult";
 import type { SlimPreview } from "../bindings/SlimPreview";
+import type { SearchResults } from "../bindings/SearchResults";
+import type { SearchIndexStatus } from "../bindings/SearchIndexStatus";
+import type { SearchIndexProgress } from "../bindings/SearchIndexProgress";
+import type { Dashboard } from "../bindings/Dashboard";
+import type { DashboardQuery } from "../bindings/DashboardQuery";
+import type { Marks } from "../bindings/Marks";
+import type { TagCount } from "../bindings/TagCount";
+import type { ExportResult } from "../bindings/ExportResult";
 
 export type Unsubscribe = () => void;
 
@@ -72,6 +80,25 @@ export interface Backend {
   recentRoots(): Promise<string[]>;
   /** Opens another sessions root (the folder picker); remembered among the recent roots. */
   openRoot(path: string): Promise<AppInfo>;
+
+  // Issue 14: indexed search, dashboard, tags/pin/archive, export.
+  searchIndexStatus(): Promise<SearchIndexStatus>;
+  /** The indexed full-text search (words, "phrases", role: tool: model: cwd: label: name: after: before:). */
+  searchIndexed(query: string, limit: number): Promise<SearchResults>;
+  /** Ids of every entry of one session that a query matches. */
+  searchHitsInSession(path: string, query: string): Promise<string[]>;
+  dashboard(query: DashboardQuery): Promise<Dashboard>;
+  /** Marks (tags, pin, archive) of every session that has any, by session id. */
+  sessionMarks(): Promise<Record<string, Marks>>;
+  sessionTags(): Promise<TagCount[]>;
+  addSessionTag(sessionId: string, tag: string): Promise<Marks>;
+  removeSessionTag(sessionId: string, tag: string): Promise<Marks>;
+  setSessionPinned(sessionId: string, pinned: boolean): Promise<Marks>;
+  setSessionArchived(sessionId: string, archived: boolean): Promise<Marks>;
+  /** Writes a path (`leafId`, default the leaf) or the whole tree as `html` or `md` to the export folder. */
+  exportSession(path: string, leafId: string | null, tree: boolean, format: "html" | "md"): Promise<ExportResult>;
+  /** `search-index-progress`: while the search index builds or updates. */
+  onSearchIndexProgress(cb: (e: SearchIndexProgress) => void): Unsubscribe;
 
   /** `root-changed`: files under the root grew, appeared or disappeared. */
   onRootChanged(cb: (e: RootChanged) => void): Unsubscribe;

@@ -13,6 +13,7 @@ import type { Unsubscribe } from "./index";
 import { ApiError } from "./index";
 import { CommandBackend, STATEFUL_COMMANDS, type Args } from "./commands";
 import type { IndexProgress } from "../bindings/IndexProgress";
+import type { SearchIndexProgress } from "../bindings/SearchIndexProgress";
 import type { RootChanged } from "../bindings/RootChanged";
 
 interface Call {
@@ -80,6 +81,9 @@ export class RecordedBackend extends CommandBackend {
     return () => {};
   }
   onIndexProgress(_cb: (e: IndexProgress) => void): Unsubscribe {
+    return () => {};
+  }
+  onSearchIndexProgress(_cb: (e: SearchIndexProgress) => void): Unsubscribe {
     return () => {};
   }
 }

@@ -7,6 +7,7 @@ import type { Unsubscribe } from "./index";
 import { ApiError } from "./index";
 import { CommandBackend, type Args } from "./commands";
 import type { IndexProgress } from "../bindings/IndexProgress";
+import type { SearchIndexProgress } from "../bindings/SearchIndexProgress";
 import type { RootChanged } from "../bindings/RootChanged";
 
 function subscribe<T>(event: string, cb: (payload: T) => void): Unsubscribe {
@@ -39,5 +40,8 @@ export class TauriBackend extends CommandBackend {
   }
   onIndexProgress(cb: (e: IndexProgress) => void): Unsubscribe {
     return subscribe<IndexProgress>("index-progress", cb);
+  }
+  onSearchIndexProgress(cb: (e: SearchIndexProgress) => void): Unsubscribe {
+    return subscribe<SearchIndexProgress>("search-index-progress", cb);
   }
 }

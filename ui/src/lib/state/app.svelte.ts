@@ -22,7 +22,7 @@ import { ROW_H } from "../../features/tree/lanes";
 import { baseName, describeLine, mostRecent, resumeCommand } from "../../features/journeys/writeText";
 import { copyText } from "../clipboard";
 
-export type CenterTab = "tree" | "forks" | "transcript" | "audit" | "compare";
+export type CenterTab = "tree" | "forks" | "transcript" | "audit" | "compare" | "dashboard";
 
 /** Sessions in the first listing of a start (the rest follow at once). */
 export const FIRST_SCREEN = 300;

@@ -1,0 +1,720 @@
+//! The search index: one SQLite database per sessions root, in the cache folder.
+//!
+//! Tables: `files` (one row per session file: stamp, how many bytes and lines are indexed, a
+//! hash of the indexed tail, header fields, name, title), `entries` (one row per entry line:
+//! id, line, role, tools, model, timestamp), `fts` (FTS5, trigram tokenizer, rowid = the entry
+//! row: its searchable text) and `labels` (the labels in effect).
+//!
+//! An update compares each file under the root with its row: unchanged files cost a `stat`; a
+//! file that grew past its indexed bytes with the same indexed tail gets only its new complete
+//! lines parsed and inserted; anything else (shrunk, replaced) is indexed again; a file that
+//! is gone leaves the index. A last line without its newline waits for it.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+use pi_session::entry::{Detail, Kind};
+use pi_session::explorer::searchable_text;
+use pi_session::summary::SessionSummary;
+use pi_session::{Session, SessionIndex};
+use rayon::prelude::*;
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::Serialize;
+
+use crate::query::Query;
+use crate::{DbResult, Error};
+
+const SCHEMA_VERSION: i64 = 1;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS files(
+  id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, size INTEGER, mtime_ns INTEGER, ino INTEGER,
+  indexed_bytes INTEGER, indexed_lines INTEGER, tail_hash INTEGER,
+  session_id TEXT, cwd TEXT, parent_session TEXT, name TEXT, title TEXT, modified REAL);
+CREATE TABLE IF NOT EXISTS entries(
+  id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, entry_id TEXT, line INTEGER, role TEXT,
+  tools TEXT, model TEXT, ts REAL);
+CREATE INDEX IF NOT EXISTS entries_file ON entries(file_id);
+CREATE TABLE IF NOT EXISTS labels(file_id INTEGER, entry_id TEXT, text TEXT, PRIMARY KEY(file_id, entry_id));
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, tokenize = 'trigram');
+";
+
+/// What an update did.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct UpdateStats {
+    pub files: usize,
+    pub added: usize,
+    pub appended: usize,
+    pub reindexed: usize,
+    pub removed: usize,
+    pub unchanged: usize,
+    pub entries_added: usize,
+}
+
+/// Progress of a build: files looked at / files to look at.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct SearchIndexProgress {
+    pub done: usize,
+    pub total: usize,
+}
+
+/// One hit.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct IndexHit {
+    pub id: String,
+    pub line: u32,
+    /// The message role, or the entry type for other entries.
+    pub role: String,
+    pub ts: Option<f64>,
+    pub snippet: String,
+    /// `[start, length]` of each highlighted match in `snippet`, in UTF-16 code units.
+    pub highlights: Vec<[u32; 2]>,
+}
+
+/// The hits of one session.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct SessionHits {
+    pub path: String,
+    pub session_id: Option<String>,
+    pub title: String,
+    pub cwd: Option<String>,
+    pub hits: Vec<IndexHit>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct SearchResults {
+    pub query: String,
+    pub sessions: Vec<SessionHits>,
+    pub total_hits: usize,
+    /// More hits matched than `limit`.
+    pub truncated: bool,
+    pub files_indexed: usize,
+}
+
+/// What the app shows about the index.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct SearchIndexStatus {
+    pub building: bool,
+    pub progress: SearchIndexProgress,
+    pub files_indexed: usize,
+    pub bytes_on_disk: u64,
+    /// The last update's error, if it failed.
+    pub error: Option<String>,
+}
+
+pub struct SearchIndex {
+    root: PathBuf,
+    db: PathBuf,
+    conn: Mutex<Connection>,
+    building: AtomicBool,
+}
+
+/// The index file of a root: beside the listing cache (`$PI_SESSION_CACHE_DIR` or the platform
+/// cache folder), never under the sessions root.
+pub fn default_db_path(root: &Path) -> Result<PathBuf, Error> {
+    let list = pi_session::cache::ListCache::file_for(root).ok_or(Error::NoFolder)?;
+    let name = list.file_name().map(|n| n.to_string_lossy().replace("list-", "search-").replace(".json", ".sqlite")).ok_or(Error::NoFolder)?;
+    Ok(list.with_file_name(name))
+}
+
+fn fnv(bytes: &[u8]) -> i64 {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x100000001b3);
+    }
+    h as i64
+}
+
+/// The hash of the (up to) 256 bytes before `end`.
+fn tail_hash(bytes: &[u8], end: usize) -> i64 {
+    fnv(&bytes[end.saturating_sub(256)..end])
+}
+
+struct Row {
+    entry_id: String,
+    line: u32,
+    role: String,
+    tools: String,
+    model: String,
+    ts: Option<f64>,
+    text: String,
+}
+
+/// What indexing (part of) one file produced.
+struct FileRows {
+    path: PathBuf,
+    /// `Some(file id)` for an append to an indexed file.
+    append_to: Option<i64>,
+    stamp: pi_session::session::FileStamp,
+    indexed_bytes: u64,
+    indexed_lines: u64,
+    tail_hash: i64,
+    summary: Option<SessionSummary>,
+    /// Label changes in file order (target, text or None to clear); for a full index, the
+    /// labels in effect.
+    labels: Vec<(String, Option<String>)>,
+    name: Option<Option<String>>,
+    rows: Vec<Row>,
+}
+
+/// The rows of entries of `ix` (lines numbered from `line0 + 1`).
+fn rows_of(ix: &SessionIndex, bytes: &[u8], line0: u32) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for e in &ix.entries {
+        if e.id.is_none() || e.kind == Kind::Leaf {
+            continue;
+        }
+        let line = bytes.get(e.offset as usize..(e.offset + e.len as u64) as usize).unwrap_or_default();
+        let text = searchable_text(e, &String::from_utf8_lossy(line));
+        rows.push(Row {
+            entry_id: e.id_str().to_string(),
+            line: e.line + line0,
+            role: e.role().and_then(|r| r.as_str()).map(str::to_string).unwrap_or_else(|| e.kind.as_str().to_string()),
+            tools: tools_of(e, line),
+            model: e.meta().map(|m| format!("{}/{}", m.provider.as_deref().unwrap_or(""), m.model.as_deref().unwrap_or(""))).filter(|m| m != "/").unwrap_or_default(),
+            ts: (!e.ts.is_nan()).then_some(e.ts),
+            text,
+        });
+    }
+    rows
+}
+
+/// ` name1 name2 ` of the tools an entry calls or reports (padded for exact matching).
+fn tools_of(e: &pi_session::Entry, line: &[u8]) -> String {
+    let mut names: Vec<String> = Vec::new();
+    if let Some(t) = e.meta().and_then(|m| m.tool_name.as_deref()) {
+        names.push(t.to_string());
+    }
+    if matches!(e.role(), Some(pi_session::Role::Assistant)) && memchr::memmem::find(line, b"toolCall").is_some() {
+        let v = pi_session::preview::line_value(&String::from_utf8_lossy(line));
+        for b in v.pointer("/message/content").and_then(|c| c.as_array()).into_iter().flatten() {
+            if b.get("type").and_then(|t| t.as_str()) == Some("toolCall") {
+                if let Some(n) = b.get("name").and_then(|n| n.as_str()) {
+                    names.push(n.to_string());
+                }
+            }
+        }
+    }
+    if names.is_empty() {
+        String::new()
+    } else {
+        format!(" {} ", names.join(" "))
+    }
+}
+
+enum Plan {
+    Full,
+    Append { file_id: i64, from: u64, lines: u64 },
+}
+
+fn index_file(path: &Path, plan: &Plan) -> Result<FileRows, Error> {
+    let bytes = std::fs::read(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
+    let meta = std::fs::metadata(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
+    let stamp = pi_session::session::FileStamp::of(&meta);
+    // Complete lines only.
+    let end = bytes.iter().rposition(|&b| b == b'\n').map(|p| p + 1).unwrap_or(0);
+    let hash = tail_hash(&bytes, end);
+    match *plan {
+        Plan::Full => {
+            let s = Session::from_bytes(path, &bytes[..end]);
+            let summary = SessionSummary::of_bytes(&s, stamp.len, &bytes[..end]);
+            let rows = rows_of(&s.index, &bytes[..end], 0);
+            let labels = s.tree.labels.iter().map(|(id, l)| (id.to_string(), Some(l.text.clone()))).collect();
+            let lines = bytes[..end].iter().filter(|&&b| b == b'\n').count() as u64;
+            Ok(FileRows { path: path.to_path_buf(), append_to: None, stamp, indexed_bytes: end as u64, indexed_lines: lines, tail_hash: hash, summary: Some(summary), labels, name: Some(s.tree.name.clone()), rows })
+        }
+        Plan::Append { file_id, from, lines } => {
+            let chunk = &bytes[from as usize..end.max(from as usize)];
+            let ix = SessionIndex::from_bytes(path, chunk);
+            let rows = rows_of(&ix, chunk, lines as u32);
+            let mut labels = Vec::new();
+            let mut name = None;
+            for e in &ix.entries {
+                match &e.detail {
+                    Detail::Label { target: Some(t), label } => labels.push((t.to_string(), label.clone())),
+                    Detail::SessionInfo { name: n } => name = Some(n.clone()),
+                    _ => {}
+                }
+            }
+            let new_lines = chunk.iter().filter(|&&b| b == b'\n').count() as u64;
+            Ok(FileRows { path: path.to_path_buf(), append_to: Some(file_id), stamp, indexed_bytes: end as u64, indexed_lines: lines + new_lines, tail_hash: hash, summary: None, labels, name, rows })
+        }
+    }
+}
+
+impl SearchIndex {
+    /// Opens (or creates) the index of `root` at `db`.
+    pub fn open(root: &Path, db: &Path) -> Result<SearchIndex, Error> {
+        if let Some(dir) = db.parent() {
+            std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.to_path_buf(), source })?;
+        }
+        let canon_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+        let canon_db = db.parent().and_then(|d| std::fs::canonicalize(d).ok()).unwrap_or_default();
+        if canon_db.starts_with(&canon_root) {
+            return Err(Error::Invalid(format!("the search index {} must not live under the sessions root {}", db.display(), root.display())));
+        }
+        let conn = Connection::open(db).at(db)?;
+        conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000;").at(db)?;
+        let version: Option<String> = conn.query_row("SELECT value FROM meta WHERE key='schema'", [], |r| r.get(0)).optional().unwrap_or(None);
+        if version.as_deref() != Some(&SCHEMA_VERSION.to_string()) {
+            conn.execute_batch("DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS entries; DROP TABLE IF EXISTS labels; DROP TABLE IF EXISTS fts; DROP TABLE IF EXISTS meta;").at(db)?;
+        }
+        conn.execute_batch(SCHEMA).at(db)?;
+        conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('schema', ?1)", [SCHEMA_VERSION.to_string()]).at(db)?;
+        Ok(SearchIndex { root: root.to_path_buf(), db: db.to_path_buf(), conn: Mutex::new(conn), building: AtomicBool::new(false) })
+    }
+
+    /// Opens the index of `root` in the cache folder.
+    pub fn open_default(root: &Path) -> Result<SearchIndex, Error> {
+        SearchIndex::open(root, &default_db_path(root)?)
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn db_path(&self) -> &Path {
+        &self.db
+    }
+
+    /// True while an update runs.
+    pub fn is_building(&self) -> bool {
+        self.building.load(Ordering::Relaxed)
+    }
+
+    /// Brings the index up to date with the files under the root; `progress` is called after
+    /// each batch. Files are parsed on all cores in batches, each written in one transaction
+    /// (queries run between batches).
+    pub fn update(&self, progress: impl Fn(SearchIndexProgress)) -> Result<UpdateStats, Error> {
+        self.building.store(true, Ordering::Relaxed);
+        let r = self.update_inner(progress);
+        self.building.store(false, Ordering::Relaxed);
+        r
+    }
+
+    fn update_inner(&self, progress: impl Fn(SearchIndexProgress)) -> Result<UpdateStats, Error> {
+        let found = pi_session::scan::scan(&self.root).files;
+        let mut stats = UpdateStats { files: found.len(), ..Default::default() };
+        let known: std::collections::HashMap<String, (i64, u64, i64, u64, u64, u64, i64)> = {
+            let c = self.conn.lock().unwrap();
+            let mut st = c.prepare("SELECT path, id, size, mtime_ns, ino, indexed_bytes, indexed_lines, tail_hash FROM files").at(&self.db)?;
+            let rows = st
+                .query_map([], |r| Ok((r.get::<_, String>(0)?, (r.get(1)?, r.get::<_, i64>(2)? as u64, r.get(3)?, r.get::<_, i64>(4)? as u64, r.get::<_, i64>(5)? as u64, r.get::<_, i64>(6)? as u64, r.get(7)?))))
+                .at(&self.db)?;
+            rows.collect::<Result<_, _>>().at(&self.db)?
+        };
+        // Gone files.
+        let present: std::collections::HashSet<String> = found.iter().map(|f| f.path.to_string_lossy().into_owned()).collect();
+        let gone: Vec<i64> = known.iter().filter(|(p, _)| !present.contains(*p)).map(|(_, v)| v.0).collect();
+        if !gone.is_empty() {
+            let mut c = self.conn.lock().unwrap();
+            let tx = c.transaction().at(&self.db)?;
+            for id in &gone {
+                delete_file(&tx, *id).at(&self.db)?;
+            }
+            tx.commit().at(&self.db)?;
+            stats.removed = gone.len();
+        }
+        let mut work: Vec<(PathBuf, Plan)> = Vec::new();
+        for f in &found {
+            let key = f.path.to_string_lossy().into_owned();
+            match known.get(&key) {
+                None => work.push((f.path.clone(), Plan::Full)),
+                Some(&(id, size, mtime, ino, ib, il, th)) => {
+                    if size == f.stamp.len && mtime == f.stamp.mtime_ns && ino == f.stamp.ino {
+                        stats.unchanged += 1;
+                    } else if ino == f.stamp.ino && f.stamp.len >= ib && same_tail(&f.path, ib, th) {
+                        work.push((f.path.clone(), Plan::Append { file_id: id, from: ib, lines: il }));
+                    } else {
+                        work.push((f.path.clone(), Plan::Full));
+                    }
+                }
+            }
+        }
+        let total = work.len();
+        progress(SearchIndexProgress { done: 0, total });
+        let mut done = 0;
+        for batch in work.chunks(64) {
+            let results: Vec<Result<FileRows, Error>> = batch.par_iter().map(|(p, plan)| index_file(p, plan)).collect();
+            let mut c = self.conn.lock().unwrap();
+            let tx = c.transaction().at(&self.db)?;
+            for r in results {
+                // A file that vanished or became unreadable since the scan: the next update sees it.
+                let Ok(fr) = r else { continue };
+                stats.entries_added += fr.rows.len();
+                match fr.append_to {
+                    Some(_) => stats.appended += 1,
+                    None if known.contains_key(&*fr.path.to_string_lossy()) => stats.reindexed += 1,
+                    None => stats.added += 1,
+                }
+                write_file(&tx, &fr).at(&self.db)?;
+            }
+            tx.commit().at(&self.db)?;
+            drop(c);
+            done += batch.len();
+            progress(SearchIndexProgress { done, total });
+        }
+        if stats.added + stats.appended + stats.reindexed + stats.removed > 0 {
+            let c = self.conn.lock().unwrap();
+            if stats.added + stats.reindexed > 16 {
+                // After a build: merge the FTS segments (faster queries, smaller file).
+                c.execute("INSERT INTO fts(fts) VALUES('optimize')", []).at(&self.db)?;
+            }
+            // Fold the write-ahead log back into the database file.
+            c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).at(&self.db)?;
+        }
+        Ok(stats)
+    }
+
+    /// Number of files in the index.
+    pub fn file_count(&self) -> Result<usize, Error> {
+        let c = self.conn.lock().unwrap();
+        c.query_row("SELECT count(*) FROM files", [], |r| r.get::<_, i64>(0)).map(|n| n as usize).at(&self.db)
+    }
+
+    /// Runs a query; at most `limit` hits (1..=10,000), the most recently indexed lines first
+    /// (FTS5 walks its rowids in order, so the first hits come without sorting every match),
+    /// grouped by session in the order of their first hit.
+    pub fn search(&self, text: &str, limit: usize) -> Result<SearchResults, Error> {
+        let q = Query::parse(text)?;
+        let limit = limit.clamp(1, 10_000);
+        let files_indexed = self.file_count()?;
+        if q.is_empty() {
+            return Ok(SearchResults { query: text.into(), sessions: vec![], total_hits: 0, truncated: false, files_indexed });
+        }
+        let (sql, args) = build_sql(&q, limit + 1);
+        let c = self.conn.lock().unwrap();
+        let mut st = c.prepare_cached(&sql).at(&self.db)?;
+        let rows = st
+            .query_map(rusqlite::params_from_iter(args.iter()), |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, Option<String>>(2)?,
+                    r.get::<_, Option<String>>(3)?,
+                    r.get::<_, Option<String>>(4)?,
+                    IndexHit { id: r.get(5)?, line: r.get::<_, i64>(6)? as u32, role: r.get(7)?, ts: r.get(8)?, snippet: r.get(9)?, highlights: vec![] },
+                ))
+            })
+            .at(&self.db)?;
+        let mut sessions: Vec<SessionHits> = Vec::new();
+        let mut by_file: std::collections::HashMap<i64, usize> = std::collections::HashMap::new();
+        let mut total = 0;
+        let mut truncated = false;
+        for r in rows {
+            let (fid, path, sid, title, cwd, mut hit) = r.at(&self.db)?;
+            if total == limit {
+                truncated = true;
+                break;
+            }
+            total += 1;
+            let (snip, hl) = snippet(&hit.snippet, &q.terms);
+            hit.snippet = snip;
+            hit.highlights = hl;
+            let k = *by_file.entry(fid).or_insert_with(|| {
+                sessions.push(SessionHits { path: path.clone(), session_id: sid.clone(), title: title.clone().unwrap_or_default(), cwd: cwd.clone(), hits: vec![] });
+                sessions.len() - 1
+            });
+            sessions[k].hits.push(hit);
+        }
+        Ok(SearchResults { query: text.into(), sessions, total_hits: total, truncated, files_indexed })
+    }
+
+    /// Ids of every entry of one file that the query matches (for marking hits in a tree).
+    pub fn hits_in_file(&self, text: &str, path: &str) -> Result<Vec<String>, Error> {
+        let q = Query::parse(text)?;
+        if q.is_empty() {
+            return Ok(vec![]);
+        }
+        let (sql, mut args) = build_sql_in(&q, 100_000, Some(path));
+        let c = self.conn.lock().unwrap();
+        let mut st = c.prepare_cached(&sql).at(&self.db)?;
+        let _ = &mut args;
+        let ids = st.query_map(rusqlite::params_from_iter(args.iter()), |r| r.get::<_, String>(5)).at(&self.db)?;
+        ids.collect::<Result<Vec<_>, _>>().at(&self.db)
+    }
+
+    /// Bytes the index takes on disk (database and its WAL).
+    pub fn size_on_disk(&self) -> u64 {
+        let wal = PathBuf::from(format!("{}-wal", self.db.display()));
+        [self.db.clone(), wal].iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum()
+    }
+}
+
+fn same_tail(path: &Path, indexed: u64, hash: i64) -> bool {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(mut f) = std::fs::File::open(path) else { return false };
+    let from = indexed.saturating_sub(256);
+    let mut buf = vec![0u8; (indexed - from) as usize];
+    f.seek(SeekFrom::Start(from)).is_ok() && f.read_exact(&mut buf).is_ok() && fnv(&buf) == hash
+}
+
+fn delete_file(tx: &rusqlite::Transaction<'_>, id: i64) -> rusqlite::Result<()> {
+    tx.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM entries WHERE file_id = ?1)", [id])?;
+    tx.execute("DELETE FROM entries WHERE file_id = ?1", [id])?;
+    tx.execute("DELETE FROM labels WHERE file_id = ?1", [id])?;
+    tx.execute("DELETE FROM files WHERE id = ?1", [id])?;
+    Ok(())
+}
+
+fn write_file(tx: &rusqlite::Transaction<'_>, fr: &FileRows) -> rusqlite::Result<()> {
+    let path = fr.path.to_string_lossy();
+    let file_id = match fr.append_to {
+        Some(id) => {
+            tx.execute(
+                "UPDATE files SET size=?2, mtime_ns=?3, ino=?4, indexed_bytes=?5, indexed_lines=?6, tail_hash=?7 WHERE id=?1",
+                params![id, fr.stamp.len as i64, fr.stamp.mtime_ns, fr.stamp.ino as i64, fr.indexed_bytes as i64, fr.indexed_lines as i64, fr.tail_hash],
+            )?;
+            if let Some(name) = &fr.name {
+                tx.execute("UPDATE files SET name=?2, title=coalesce(?2, title) WHERE id=?1", params![id, name])?;
+            }
+            for (target, text) in &fr.labels {
+                match text {
+                    Some(t) => tx.execute("INSERT OR REPLACE INTO labels(file_id, entry_id, text) VALUES(?1, ?2, ?3)", params![id, target, t])?,
+                    None => tx.execute("DELETE FROM labels WHERE file_id=?1 AND entry_id=?2", params![id, target])?,
+                };
+            }
+            if let Some(max) = fr.rows.iter().filter_map(|r| r.ts).reduce(f64::max) {
+                tx.execute("UPDATE files SET modified = max(coalesce(modified, 0), ?2) WHERE id=?1", params![id, max])?;
+            }
+            id
+        }
+        None => {
+            if let Some(old) = tx.query_row("SELECT id FROM files WHERE path=?1", [&*path], |r| r.get::<_, i64>(0)).optional()? {
+                delete_file(tx, old)?;
+            }
+            let s = fr.summary.as_ref();
+            tx.execute(
+                "INSERT INTO files(path, size, mtime_ns, ino, indexed_bytes, indexed_lines, tail_hash, session_id, cwd, parent_session, name, title, modified)
+                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                params![
+                    &*path,
+                    fr.stamp.len as i64,
+                    fr.stamp.mtime_ns,
+                    fr.stamp.ino as i64,
+                    fr.indexed_bytes as i64,
+                    fr.indexed_lines as i64,
+                    fr.tail_hash,
+                    s.and_then(|s| s.id.clone()),
+                    s.and_then(|s| s.cwd.clone()),
+                    s.and_then(|s| s.parent_session.clone()),
+                    s.and_then(|s| s.name.clone()),
+                    s.map(pi_session::explorer::title_of),
+                    s.and_then(|s| s.modified),
+                ],
+            )?;
+            let id = tx.last_insert_rowid();
+            for (target, text) in &fr.labels {
+                if let Some(t) = text {
+                    tx.execute("INSERT OR REPLACE INTO labels(file_id, entry_id, text) VALUES(?1, ?2, ?3)", params![id, target, t])?;
+                }
+            }
+            id
+        }
+    };
+    let mut ins = tx.prepare_cached("INSERT INTO entries(file_id, entry_id, line, role, tools, model, ts) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)")?;
+    let mut fts = tx.prepare_cached("INSERT INTO fts(rowid, text) VALUES(?1, ?2)")?;
+    for r in &fr.rows {
+        ins.execute(params![file_id, r.entry_id, r.line as i64, r.role, r.tools, r.model, r.ts])?;
+        let rowid = tx.last_insert_rowid();
+        fts.execute(params![rowid, r.text])?;
+    }
+    Ok(())
+}
+
+fn like_escape(s: &str) -> String {
+    let mut o = String::from("%");
+    for c in s.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            o.push('\\');
+        }
+        o.push(c);
+    }
+    o.push('%');
+    o
+}
+
+fn build_sql(q: &Query, limit: usize) -> (String, Vec<rusqlite::types::Value>) {
+    build_sql_in(q, limit, None)
+}
+
+/// The SQL of a query. Terms of 3+ characters go to FTS5 (trigram: a case-insensitive
+/// substring match, served by the index); shorter ones are a `LIKE` on the matched rows.
+fn build_sql_in(q: &Query, limit: usize, only_path: Option<&str>) -> (String, Vec<rusqlite::types::Value>) {
+    use rusqlite::types::Value as V;
+    let mut wh: Vec<String> = Vec::new();
+    let mut args: Vec<V> = Vec::new();
+    let long: Vec<&String> = q.terms.iter().filter(|t| t.chars().count() >= 3).collect();
+    if !long.is_empty() {
+        let m = long.iter().map(|t| format!("\"{}\"", t.replace('"', "\"\""))).collect::<Vec<_>>().join(" AND ");
+        args.push(V::Text(m));
+        wh.push(format!("fts MATCH ?{}", args.len()));
+    }
+    for t in q.terms.iter().filter(|t| t.chars().count() < 3) {
+        args.push(V::Text(like_escape(t)));
+        let text = if long.is_empty() { "(SELECT text FROM fts WHERE fts.rowid = e.id)" } else { "fts.text" };
+        wh.push(format!("{text} LIKE ?{} ESCAPE '\\'", args.len()));
+    }
+    let mut push = |cond: &str, v: V, wh: &mut Vec<String>| {
+        args.push(v);
+        wh.push(cond.replace("?N", &format!("?{}", args.len())));
+    };
+    if let Some(r) = &q.role {
+        push("e.role = ?N", V::Text(r.clone()), &mut wh);
+    }
+    if let Some(t) = &q.tool {
+        push("instr(e.tools, ?N) > 0", V::Text(format!(" {t} ")), &mut wh);
+    }
+    if let Some(m) = &q.model {
+        push("lower(e.model) LIKE ?N ESCAPE '\\'", V::Text(like_escape(m)), &mut wh);
+    }
+    if let Some(c) = &q.cwd {
+        push("lower(f.cwd) LIKE ?N ESCAPE '\\'", V::Text(like_escape(c)), &mut wh);
+    }
+    if let Some(n) = &q.name {
+        push("lower(f.name) LIKE ?N ESCAPE '\\'", V::Text(like_escape(n)), &mut wh);
+    }
+    if let Some(l) = &q.label {
+        push("EXISTS (SELECT 1 FROM labels l WHERE l.file_id = e.file_id AND l.entry_id = e.entry_id AND lower(l.text) LIKE ?N ESCAPE '\\')", V::Text(like_escape(l)), &mut wh);
+    }
+    if let Some(a) = q.after {
+        push("e.ts >= ?N", V::Real(a), &mut wh);
+    }
+    if let Some(b) = q.before {
+        push("e.ts < ?N", V::Real(b), &mut wh);
+    }
+    if let Some(p) = only_path {
+        push("f.path = ?N", V::Text(p.to_string()), &mut wh);
+    }
+    let cond = if wh.is_empty() { "1".to_string() } else { wh.join(" AND ") };
+    // With a term of 3+ characters FTS5 drives (its rowids in order); with filters only, the
+    // small entries table does, newest rows first, and the text is fetched for the hits only.
+    let sql = if long.is_empty() {
+        format!(
+            "SELECT f.id, f.path, f.session_id, f.title, f.cwd, e.entry_id, e.line, e.role, e.ts, (SELECT text FROM fts WHERE fts.rowid = e.id)
+             FROM entries e JOIN files f ON f.id = e.file_id
+             WHERE {cond} ORDER BY e.id DESC LIMIT {limit}"
+        )
+    } else {
+        format!(
+            "SELECT f.id, f.path, f.session_id, f.title, f.cwd, e.entry_id, e.line, e.role, e.ts, fts.text
+             FROM fts JOIN entries e ON e.id = fts.rowid JOIN files f ON f.id = e.file_id
+             WHERE {cond} ORDER BY fts.rowid DESC LIMIT {limit}"
+        )
+    };
+    (sql, args)
+}
+
+/// A window of `text` around the first match of any term, whitespace folded, with the ranges
+/// of every match inside it, in UTF-16 code units.
+pub fn snippet(text: &str, terms: &[String]) -> (String, Vec<[u32; 2]>) {
+    // Long texts (tool output): cut a window around the first match before the per-character
+    // work, when lowercasing keeps byte offsets (it nearly always does).
+    if text.len() > 2048 {
+        let lower = text.to_lowercase();
+        if lower.len() == text.len() {
+            let first = terms.iter().filter(|t| !t.is_empty()).filter_map(|t| lower.find(t.as_str())).min().unwrap_or(0);
+            let mut from = first.saturating_sub(400);
+            while !text.is_char_boundary(from) {
+                from -= 1;
+            }
+            let mut to = (first + 800).min(text.len());
+            while !text.is_char_boundary(to) {
+                to += 1;
+            }
+            let (mut snip, mut hl) = snippet_chars(&text[from..to], terms);
+            if from > 0 && !snip.starts_with('…') {
+                snip.insert(0, '…');
+                for h in &mut hl {
+                    h[0] += 1;
+                }
+            }
+            if to < text.len() && !snip.ends_with('…') {
+                snip.push('…');
+            }
+            return (snip, hl);
+        }
+    }
+    snippet_chars(text, terms)
+}
+
+fn snippet_chars(text: &str, terms: &[String]) -> (String, Vec<[u32; 2]>) {
+    let chars: Vec<char> = text.chars().map(|c| if c.is_whitespace() { ' ' } else { c }).collect();
+    let lower: Vec<char> = chars.iter().map(|c| c.to_lowercase().next().unwrap_or(*c)).collect();
+    let needles: Vec<Vec<char>> = terms.iter().map(|t| t.chars().collect()).filter(|n: &Vec<char>| !n.is_empty()).collect();
+    let find_at = |k: usize| needles.iter().filter(|n| k + n.len() <= lower.len() && lower[k..k + n.len()] == n[..]).map(|n| n.len()).max();
+    let first = (0..lower.len()).find(|&k| find_at(k).is_some());
+    let pos = first.unwrap_or(0);
+    let from = pos.saturating_sub(60);
+    let to = (pos + 160).min(chars.len());
+    let mut out = String::new();
+    let mut units = 0u32;
+    if from > 0 {
+        out.push('…');
+        units += 1;
+    }
+    let mut hl = Vec::new();
+    let mut k = from;
+    while k < to {
+        if let Some(n) = find_at(k) {
+            let n = n.min(to - k);
+            let len: u32 = chars[k..k + n].iter().map(|c| c.len_utf16() as u32).sum();
+            hl.push([units, len]);
+            for c in &chars[k..k + n] {
+                out.push(*c);
+            }
+            units += len;
+            k += n;
+        } else {
+            out.push(chars[k]);
+            units += chars[k].len_utf16() as u32;
+            k += 1;
+        }
+    }
+    if to < chars.len() {
+        out.push('…');
+    }
+    (out, hl)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snippet_marks_every_match_in_utf16_units() {
+        let (s, hl) = snippet("héllo 😀 World, world!", &["world".into()]);
+        assert_eq!(s, "héllo 😀 World, world!");
+        let units: Vec<u16> = s.encode_utf16().collect();
+        for [a, n] in &hl {
+            assert_eq!(String::from_utf16(&units[*a as usize..(*a + *n) as usize]).unwrap().to_lowercase(), "world");
+        }
+        assert_eq!(hl.len(), 2);
+    }
+
+    #[test]
+    fn long_texts_get_a_window_around_the_first_match() {
+        let text = format!("{}needle here{}", "é".repeat(3000), " x".repeat(3000));
+        let (s, hl) = snippet(&text, &["needle".into()]);
+        assert!(s.starts_with('…') && s.ends_with('…') && s.chars().count() < 400, "{}", s.len());
+        let units: Vec<u16> = s.encode_utf16().collect();
+        assert_eq!(hl.len(), 1);
+        let [a, n] = hl[0];
+        assert_eq!(String::from_utf16(&units[a as usize..(a + n) as usize]).unwrap(), "needle");
+    }
+}

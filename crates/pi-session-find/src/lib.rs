@@ -1,0 +1,66 @@
+//! Finding and organising a whole history of pi sessions, on top of the core:
+//!
+//! * [`index`]: an indexed full-text search (SQLite FTS5, trigram tokenizer) kept in the cache
+//!   folder, built in the background and updated incrementally (an append indexes only the new
+//!   lines; a removed file leaves the index).
+//! * [`query`]: the query language (words, "phrases", `role:` `tool:` `cwd:` `model:` `label:`
+//!   `name:` `after:` `before:`).
+//! * [`organise`]: tags, pins and archive, in SQLite in the app's data folder, keyed by session
+//!   id; never in session files.
+//!
+//! The choice of SQLite FTS5 over tantivy is written down in docs/design.md ("Indexed search").
+
+pub mod index;
+pub mod organise;
+pub mod query;
+
+pub use index::{IndexHit, SearchIndex, SearchIndexProgress, SearchIndexStatus, SearchResults, SessionHits, UpdateStats};
+pub use query::Query;
+
+/// Errors of this crate; `code()` is what the UI and the CLI branch on.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("search index {}: {source}", path.display())]
+    Db { path: std::path::PathBuf, source: rusqlite::Error },
+    #[error("{}: {source}", path.display())]
+    Io { path: std::path::PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Core(#[from] pi_session::Error),
+    #[error("{0}")]
+    Invalid(String),
+    #[error("no cache or data folder could be found (set PI_SESSION_CACHE_DIR / PI_EXPLORER_DATA_DIR)")]
+    NoFolder,
+}
+
+impl Error {
+    pub fn error_code(&self) -> pi_session::api::ErrorCode {
+        use pi_session::api::ErrorCode as C;
+        match self {
+            Error::Db { .. } => C::Index,
+            Error::Io { .. } => C::Io,
+            Error::Core(e) => e.error_code(),
+            Error::Invalid(_) => C::Invalid,
+            Error::NoFolder => C::NoFolder,
+        }
+    }
+
+    pub fn code(&self) -> &'static str {
+        self.error_code().as_str()
+    }
+}
+
+impl From<Error> for pi_session::api::ApiError {
+    fn from(e: Error) -> Self {
+        pi_session::api::ApiError { code: e.error_code(), message: e.to_string() }
+    }
+}
+
+pub(crate) trait DbResult<T> {
+    fn at(self, path: &std::path::Path) -> Result<T, Error>;
+}
+
+impl<T> DbResult<T> for Result<T, rusqlite::Error> {
+    fn at(self, path: &std::path::Path) -> Result<T, Error> {
+        self.map_err(|source| Error::Db { path: path.to_path_buf(), source })
+    }
+}

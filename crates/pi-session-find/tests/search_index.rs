@@ -1,0 +1,225 @@
+//! The search index against a brute-force scan of the same bytes, on a generated corpus; and
+//! its incremental updates (append, replace, remove).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use pi_session::entry::Kind;
+use pi_session::explorer::searchable_text;
+use pi_session::preview::line_value;
+use pi_session::{Session, SessionIndex};
+use pi_session_find::{Query, SearchIndex};
+use serde_json::Value;
+
+fn corpus(dir: &Path, files: usize, bytes: u64) -> PathBuf {
+    pi_session_bench::corpus::generate(&pi_session_bench::corpus::Options { out: dir.to_path_buf(), seed: 7, files, total_bytes: bytes, big_entries: None, threads: 2 }).unwrap();
+    dir.join("sessions")
+}
+
+/// (path, entry id, line) of every entry the query matches, by reading every file.
+fn brute_force(root: &Path, q: &Query) -> BTreeSet<(String, String, u32)> {
+    let mut out = BTreeSet::new();
+    for f in pi_session::scan::scan(root).files {
+        let bytes = std::fs::read(&f.path).unwrap();
+        let end = bytes.iter().rposition(|&b| b == b'\n').map(|p| p + 1).unwrap_or(0);
+        let s = Session::from_bytes(&f.path, &bytes[..end]);
+        let h = s.index.header.as_ref();
+        let cwd = h.and_then(|h| h.cwd.clone()).unwrap_or_default().to_lowercase();
+        let name = s.tree.name.clone().unwrap_or_default().to_lowercase();
+        if q.cwd.as_ref().is_some_and(|c| !cwd.contains(c.as_str())) || q.name.as_ref().is_some_and(|n| !name.contains(n.as_str())) {
+            continue;
+        }
+        for e in &s.index.entries {
+            if e.id.is_none() || e.kind == Kind::Leaf {
+                continue;
+            }
+            let line = String::from_utf8_lossy(&bytes[e.offset as usize..(e.offset + e.len as u64) as usize]).into_owned();
+            let text = searchable_text(e, &line).to_lowercase();
+            if !q.terms.iter().all(|t| text.contains(t.as_str())) {
+                continue;
+            }
+            let v = line_value(&line);
+            let role = v.pointer("/message/role").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| e.kind.as_str().to_string());
+            let role = if e.kind == Kind::Message && v.pointer("/message/role").and_then(Value::as_str).is_none() { "message".to_string() } else { role };
+            if q.role.as_ref().is_some_and(|r| *r != role) {
+                continue;
+            }
+            if let Some(t) = &q.tool {
+                let mut tools: Vec<String> = v.pointer("/message/toolName").and_then(Value::as_str).map(str::to_string).into_iter().collect();
+                if role == "assistant" {
+                    for b in v.pointer("/message/content").and_then(Value::as_array).into_iter().flatten() {
+                        if b.get("type").and_then(Value::as_str) == Some("toolCall") {
+                            tools.extend(b.get("name").and_then(Value::as_str).map(str::to_string));
+                        }
+                    }
+                }
+                if !tools.contains(t) {
+                    continue;
+                }
+            }
+            if let Some(m) = &q.model {
+                let model = format!("{}/{}", v.pointer("/message/provider").and_then(Value::as_str).unwrap_or(""), v.pointer("/message/model").and_then(Value::as_str).unwrap_or("")).to_lowercase();
+                if model == "/" || !model.contains(m.as_str()) {
+                    continue;
+                }
+            }
+            if let Some(l) = &q.label {
+                if !s.tree.labels.get(e.id_str()).is_some_and(|x| x.text.to_lowercase().contains(l.as_str())) {
+                    continue;
+                }
+            }
+            if q.after.is_some_and(|a| e.ts.is_nan() || e.ts < a) || q.before.is_some_and(|b| e.ts.is_nan() || e.ts >= b) {
+                continue;
+            }
+            out.insert((f.path.to_string_lossy().into_owned(), e.id_str().to_string(), e.line));
+        }
+    }
+    out
+}
+
+fn indexed(ix: &SearchIndex, q: &str) -> BTreeSet<(String, String, u32)> {
+    let r = ix.search(q, 10_000).unwrap();
+    assert!(!r.truncated, "{q}: more than 10,000 hits; pick a narrower query");
+    r.sessions.iter().flat_map(|s| s.hits.iter().map(move |h| (s.path.clone(), h.id.clone(), h.line))).collect()
+}
+
+const QUERIES: &[&str] = &[
+    "parser",
+    "cache",
+    "timeout retry",
+    "\"should be\"",
+    "src/parser.ts",
+    "UTF-8",
+    "café",
+    "日本語",
+    "🙂",
+    "ok",
+    "a",
+    "role:user migration",
+    "role:assistant handler",
+    "role:toolResult error",
+    "tool:bash",
+    "tool:read src",
+    "role:compaction",
+    "model:claude",
+    "cwd:webapp schema",
+    "after:2025-06-01 before:2026-12-31 database",
+];
+
+fn assert_same(root: &Path, ix: &SearchIndex, queries: &[&str]) -> usize {
+    let mut nonempty = 0;
+    for q in queries {
+        let want = brute_force(root, &Query::parse(q).unwrap());
+        let got = indexed(ix, q);
+        if !want.is_empty() {
+            nonempty += 1;
+        }
+        assert_eq!(got.len(), want.len(), "{q}: {} hits by the index, {} by the scan", got.len(), want.len());
+        assert_eq!(got, want, "{q}");
+    }
+    nonempty
+}
+
+#[test]
+fn twenty_queries_equal_a_brute_force_scan_and_appends_are_incremental() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = corpus(&dir.path().join("corpus"), 24, 2_500_000);
+    let ix = SearchIndex::open(&root, &dir.path().join("cache/search.sqlite")).unwrap();
+    let progress = std::sync::Mutex::new(Vec::new());
+    let st = ix.update(|p| progress.lock().unwrap().push(p.done)).unwrap();
+    assert_eq!(st.added, st.files);
+    assert!(st.files >= 20, "{st:?}");
+    assert_eq!(progress.lock().unwrap().last().copied(), Some(st.files));
+    let nonempty = assert_same(&root, &ix, QUERIES);
+    assert!(nonempty >= 15, "only {nonempty} of the queries found anything: the corpus does not exercise them");
+
+    // Nothing changed: nothing is parsed again.
+    let st = ix.update(|_| {}).unwrap();
+    assert_eq!((st.unchanged, st.entries_added), (st.files, 0));
+
+    // An append indexes only the new lines.
+    let files = pi_session::scan::scan(&root).files;
+    let target = &files[3].path;
+    let s = SessionIndex::load(target).unwrap();
+    let last = s.entries.iter().rev().find(|e| e.id.is_some()).unwrap().id_str().to_string();
+    let label_target = s.entries.iter().find(|e| e.kind == Kind::Message).unwrap().id_str().to_string();
+    let before = std::fs::read(target).unwrap();
+    let add = format!(
+        "{{\"type\":\"message\",\"id\":\"zz-new-1\",\"parentId\":\"{last}\",\"timestamp\":\"2026-11-30T10:00:00.000Z\",\"message\":{{\"role\":\"user\",\"content\":\"xylophone-marker in a fresh line\",\"timestamp\":1796032800000}}}}\n{{\"type\":\"label\",\"id\":\"zz-new-2\",\"parentId\":\"zz-new-1\",\"timestamp\":\"2026-11-30T10:00:01.000Z\",\"targetId\":\"{label_target}\",\"label\":\"Checkpoint-Q\"}}\n"
+    );
+    {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new().append(true).open(target).unwrap();
+        f.write_all(add.as_bytes()).unwrap();
+        // A half-written line waits for its newline.
+        f.write_all(b"{\"type\":\"message\",\"id\":\"zz-partial\",\"parentId\":\"zz-new-1\",\"message\":{\"role\":\"user\",\"content\":\"xylophone").unwrap();
+    }
+    let st = ix.update(|_| {}).unwrap();
+    assert_eq!((st.appended, st.reindexed, st.added, st.entries_added), (1, 0, 0, 2), "{st:?}");
+    let hits = indexed(&ix, "xylophone");
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits.iter().next().unwrap().1, "zz-new-1");
+    assert_eq!(indexed(&ix, "label:checkpoint-q").iter().map(|h| h.1.clone()).collect::<Vec<_>>(), vec![label_target.clone()]);
+    assert_same(&root, &ix, &["xylophone", "label:checkpoint", "role:user fresh", "after:2026-11-30 xylophone"]);
+
+    // The line completes: only it is indexed.
+    {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new().append(true).open(target).unwrap();
+        f.write_all(b" two\"}}\n").unwrap();
+    }
+    let st = ix.update(|_| {}).unwrap();
+    assert_eq!((st.appended, st.entries_added), (1, 1), "{st:?}");
+    assert_eq!(indexed(&ix, "xylophone").len(), 2);
+
+    // A file rewritten (shorter) is indexed again; a removed file leaves the index.
+    std::fs::write(target, &before).unwrap();
+    let st = ix.update(|_| {}).unwrap();
+    assert_eq!(st.reindexed, 1, "{st:?}");
+    assert!(indexed(&ix, "xylophone").is_empty());
+    let gone = files[5].path.clone();
+    let gone_hits_before = ix.search("the", 10_000).unwrap().sessions.iter().any(|s| s.path == gone.to_string_lossy());
+    assert!(gone_hits_before);
+    std::fs::remove_file(&gone).unwrap();
+    let st = ix.update(|_| {}).unwrap();
+    assert_eq!(st.removed, 1);
+    assert!(!ix.search("the", 10_000).unwrap().sessions.iter().any(|s| s.path == gone.to_string_lossy()));
+    assert_same(&root, &ix, &QUERIES[..6]);
+
+    // The index reopens from disk with the same answers.
+    drop(ix);
+    let ix = SearchIndex::open(&root, &dir.path().join("cache/search.sqlite")).unwrap();
+    assert_eq!(ix.update(|_| {}).unwrap().entries_added, 0);
+    assert_same(&root, &ix, &QUERIES[..4]);
+}
+
+#[test]
+fn the_index_never_lives_under_the_sessions_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("sessions");
+    std::fs::create_dir_all(&root).unwrap();
+    let e = SearchIndex::open(&root, &root.join("x/search.sqlite")).err().expect("refused");
+    assert_eq!(e.code(), "invalid");
+}
+
+#[test]
+fn highlights_cover_the_terms_and_results_group_by_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = corpus(&dir.path().join("corpus"), 8, 600_000);
+    let ix = SearchIndex::open(&root, &dir.path().join("c/s.sqlite")).unwrap();
+    ix.update(|_| {}).unwrap();
+    let r = ix.search("parser cache", 200).unwrap();
+    assert!(r.total_hits > 0);
+    let mut paths = BTreeSet::new();
+    for s in &r.sessions {
+        assert!(paths.insert(s.path.clone()), "one group per session");
+        for h in &s.hits {
+            let units: Vec<u16> = h.snippet.encode_utf16().collect();
+            assert!(!h.highlights.is_empty(), "{h:?}");
+            for [a, n] in &h.highlights {
+                let m = String::from_utf16_lossy(&units[*a as usize..(*a + *n) as usize]).to_lowercase();
+                assert!(m == "parser" || m == "cache", "{m:?} in {:?}", h.snippet);
+            }
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! Commands of issue 14: the indexed search, the dashboard, tags/pin/archive and export.
+//! The state is built beside the explorer's; the index builds in the background after the
+//! listing and is brought up to date (incrementally) before each query.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use pi_session::api::ApiError;
+use pi_session::dashboard::{Dashboard, DashboardQuery};
+use pi_session_find::organise::{Marks, Organiser, TagCount};
+use pi_session_find::{SearchIndex, SearchIndexProgress, SearchIndexStatus, SearchResults};
+use tauri::{Emitter, State};
+
+use crate::AppState;
+
+type R<T> = Result<T, ApiError>;
+
+/// Opened on first use (a window that never searches or tags creates no database). The index
+/// is the one of the open root (another folder opened in the window gets its own).
+pub struct FindState {
+    index: Mutex<Option<(PathBuf, Arc<SearchIndex>)>>,
+    organiser: OnceLock<Result<Organiser, ApiError>>,
+    status: Arc<Mutex<SearchIndexStatus>>,
+}
+
+impl FindState {
+    pub fn new() -> FindState {
+        FindState { index: Mutex::new(None), organiser: OnceLock::new(), status: Arc::new(Mutex::new(SearchIndexStatus::default())) }
+    }
+
+    /// The index of `root`, opened when first asked for.
+    fn index(&self, root: &std::path::Path) -> R<Arc<SearchIndex>> {
+        let mut open = self.index.lock().unwrap();
+        if let Some((r, ix)) = open.as_ref() {
+            if r == root {
+                return Ok(ix.clone());
+            }
+        }
+        let ix = Arc::new(SearchIndex::open_default(root)?);
+        *open = Some((root.to_path_buf(), ix.clone()));
+        Ok(ix)
+    }
+
+    fn organiser(&self) -> R<&Organiser> {
+        self.organiser.get_or_init(|| Organiser::open(&crate::data_dir().join("organise.sqlite")).map_err(ApiError::from)).as_ref().map_err(Clone::clone)
+    }
+
+    /// Builds or updates the index, reporting `search-index-progress` events.
+    pub fn build<R: tauri::Runtime>(&self, app: &tauri::AppHandle<R>, root: &std::path::Path) {
+        let Ok(ix) = self.index(root) else { return };
+        let status = self.status.clone();
+        status.lock().unwrap().building = true;
+        let r = ix.update(|p| {
+            status.lock().unwrap().progress = p;
+            let _ = app.emit("search-index-progress", p);
+        });
+        let mut s = status.lock().unwrap();
+        s.building = false;
+        s.error = r.err().map(|e| e.to_string());
+        s.files_indexed = ix.file_count().unwrap_or(0);
+        s.bytes_on_disk = ix.size_on_disk();
+        let _ = app.emit("search-index-progress", SearchIndexProgress { done: s.progress.total, total: s.progress.total });
+    }
+}
+
+#[tauri::command(async)]
+pub fn search_index_status(state: State<'_, AppState>, find: State<'_, FindState>) -> R<SearchIndexStatus> {
+    let ix = find.index(state.explorer().root())?;
+    let mut s = find.status.lock().unwrap().clone();
+    s.files_indexed = ix.file_count()?;
+    s.bytes_on_disk = ix.size_on_disk();
+    Ok(s)
+}
+
+/// Runs a query on the index; unless the background build is running, the index first takes
+/// in what changed (a stat per file, then only appended lines).
+#[tauri::command(async)]
+pub fn search_indexed(state: State<'_, AppState>, find: State<'_, FindState>, query: String, limit: u32) -> R<SearchResults> {
+    let ix = find.index(state.explorer().root())?;
+    if !ix.is_building() {
+        ix.update(|_| {})?;
+    }
+    Ok(ix.search(&query, limit as usize)?)
+}
+
+/// Ids of every entry of one session that a query matches (the bands in the tree).
+#[tauri::command(async)]
+pub fn search_hits_in_session(state: State<'_, AppState>, find: State<'_, FindState>, path: String, query: String) -> R<Vec<String>> {
+    Ok(find.index(state.explorer().root())?.hits_in_file(&query, &path)?)
+}
+
+#[tauri::command(async)]
+pub fn dashboard(state: State<'_, AppState>, query: DashboardQuery) -> Dashboard {
+    state.explorer().dashboard(&query)
+}
+
+#[tauri::command(async)]
+pub fn session_marks(find: State<'_, FindState>) -> R<BTreeMap<String, Marks>> {
+    Ok(find.organiser()?.all()?)
+}
+
+#[tauri::command(async)]
+pub fn session_tags(find: State<'_, FindState>) -> R<Vec<TagCount>> {
+    Ok(find.organiser()?.tags()?)
+}
+
+#[tauri::command(async)]
+pub fn add_session_tag(find: State<'_, FindState>, session_id: String, tag: String) -> R<Marks> {
+    Ok(find.organiser()?.add_tag(&session_id, &tag)?)
+}
+
+#[tauri::command(async)]
+pub fn remove_session_tag(find: State<'_, FindState>, session_id: String, tag: String) -> R<Marks> {
+    Ok(find.organiser()?.remove_tag(&session_id, &tag)?)
+}
+
+#[tauri::command(async)]
+pub fn set_session_pinned(find: State<'_, FindState>, session_id: String, pinned: bool) -> R<Marks> {
+    Ok(find.organiser()?.set_pinned(&session_id, pinned)?)
+}
+
+#[tauri::command(async)]
+pub fn set_session_archived(find: State<'_, FindState>, session_id: String, archived: bool) -> R<Marks> {
+    Ok(find.organiser()?.set_archived(&session_id, archived)?)
+}
+
+/// Where exports go: `$PI_EXPLORER_EXPORT_DIR`, else the Downloads folder, else the app's data folder.
+fn export_dir() -> PathBuf {
+    std::env::var_os("PI_EXPLORER_EXPORT_DIR")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(dirs::download_dir)
+        .unwrap_or_else(|| crate::data_dir().join("exports"))
+}
+
+/// Exports a path (`leaf_id`, default the session's leaf) or the whole tree (`tree`) as
+/// `html` or `md` into the export folder; returns the file written.
+#[tauri::command(async)]
+pub fn export_session(state: State<'_, AppState>, path: String, leaf_id: Option<String>, tree: bool, format: String) -> R<pi_session::export::ExportResult> {
+    use pi_session::export::{to_html, to_markdown, write_out, Scope};
+    let real = state.explorer().resolve(&path)?;
+    let s = pi_session::Session::open(&real)?;
+    let scope = if tree { Scope::Tree } else { Scope::Path(s.resolve_leaf(leaf_id.as_deref().map(Some))?) };
+    let (text, ext) = match format.as_str() {
+        "html" => (to_html(&s, scope)?, "html"),
+        "md" => (to_markdown(&s, scope)?, "md"),
+        other => return Err(ApiError { code: pi_session::api::ErrorCode::Invalid, message: format!("unknown export format {other:?} (html or md)") }),
+    };
+    let dir = export_dir();
+    std::fs::create_dir_all(&dir).map_err(|e| ApiError::from(pi_session::Error::io(&dir, e)))?;
+    let stem = real.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "session".into());
+    let out = dir.join(format!("{stem}{}.{ext}", if tree { "-tree" } else { "" }));
+    write_out(&out, &text)?;
+    Ok(pi_session::export::ExportResult { out: out.to_string_lossy().into_owned(), bytes: text.len() as u32 })
+}

@@ -1,0 +1,105 @@
+// Tags, pins and archive (issue 14): the app's marks on sessions, stored by the backend in the
+// app's data folder (SQLite), keyed by session id. This store only mirrors them for the views.
+
+import type { AppState } from "../../lib/state/app.svelte";
+import type { Marks } from "../../lib/bindings/Marks";
+import type { TagCount } from "../../lib/bindings/TagCount";
+import type { SessionRow } from "../../lib/bindings/SessionRow";
+
+export class MarksState {
+  byId = $state.raw<Record<string, Marks>>({});
+  tags = $state.raw<TagCount[]>([]);
+  showArchived = $state(false);
+  onlyPinned = $state(false);
+  /** Sessions must carry every one of these tags. */
+  tagFilter = $state<string[]>([]);
+  error = $state<string | null>(null);
+
+  constructor(private app: AppState) {}
+
+  async load() {
+    try {
+      const [m, t] = await Promise.all([this.app.backend.sessionMarks(), this.app.backend.sessionTags()]);
+      this.byId = m;
+      this.tags = t;
+      this.error = null;
+    } catch (e) {
+      this.error = e instanceof Error ? e.message : String(e);
+    }
+  }
+
+  of(id: string | null | undefined): Marks | null {
+    return id ? (this.byId[id] ?? null) : null;
+  }
+
+  /** The rows the list shows: archived ones only when asked; then the pin and tag filters. */
+  visible(rows: SessionRow[]): SessionRow[] {
+    return rows.filter((r) => {
+      const m = this.of(r.id);
+      if (m?.archived && !this.showArchived) return false;
+      if (this.showArchived && !m?.archived) return false;
+      if (this.onlyPinned && !m?.pinned) return false;
+      return this.tagFilter.every((t) => m?.tags.includes(t));
+    });
+  }
+
+  toggleTagFilter(tag: string) {
+    this.tagFilter = this.tagFilter.includes(tag) ? this.tagFilter.filter((t) => t !== tag) : [...this.tagFilter, tag];
+  }
+
+  private async apply(p: Promise<Marks>) {
+    try {
+      await p;
+      await this.load();
+    } catch (e) {
+      this.app.toasts.show("error", e instanceof Error ? e.message : String(e));
+    }
+  }
+  addTag(id: string, tag: string) {
+    return this.apply(this.app.backend.addSessionTag(id, tag));
+  }
+  removeTag(id: string, tag: string) {
+    return this.apply(this.app.backend.removeSessionTag(id, tag));
+  }
+  setPinned(id: string, on: boolean) {
+    return this.apply(this.app.backend.setSessionPinned(id, on));
+  }
+  setArchived(id: string, on: boolean) {
+    return this.apply(this.app.backend.setSessionArchived(id, on));
+  }
+}
+
+const stores = new WeakMap<AppState, MarksState>();
+
+/** The marks store of this app (one per app state). */
+export function marksOf(app: AppState): MarksState {
+  let s = stores.get(app);
+  if (!s) {
+    s = new MarksState(app);
+    stores.set(app, s);
+    void s.load();
+  }
+  return s;
+}
+
+/** Pinned sessions move out of their project into a "Pinned" group on top. */
+export function pinnedFirst<G extends { cwd: string; items: { row: SessionRow; depth: number }[]; count: number; modified: number }>(groups: G[], marks: MarksState): G[] {
+  const pinned: { row: SessionRow; depth: number }[] = [];
+  const rest: G[] = [];
+  for (const g of groups) {
+    const keep = g.items.filter((it) => {
+      if (marks.of(it.row.id)?.pinned) {
+        pinned.push({ row: it.row, depth: 0 });
+        return false;
+      }
+      return true;
+    });
+    if (keep.length) rest.push(keep.length === g.items.length ? g : { ...g, items: keep, count: keep.length });
+  }
+  if (!pinned.length) return groups;
+  const top = { cwd: PINNED_GROUP, items: pinned, count: pinned.length, modified: Math.max(0, ...pinned.map((p) => p.row.modified ?? 0)) } as G;
+  return [top, ...rest];
+}
+
+/** The name of the pinned group (not a path). */
+export const PINNED_GROUP = "Pinned";
