@@ -13,7 +13,7 @@ use std::time::Duration;
 use clap::Parser;
 use pi_session::explorer::Explorer;
 use pi_session::roots::{RootSpec, Roots};
-use pi_session::scan::{resolve_root, RootSource};
+use pi_session::scan::resolve_root;
 use tauri::{Emitter, Manager};
 
 /// Command-line options of the app.
@@ -72,15 +72,6 @@ pub fn recent_file() -> PathBuf {
     pi_session::recent::file_in(&data_dir())
 }
 
-fn source_name(s: RootSource) -> &'static str {
-    match s {
-        RootSource::Flag => "flag",
-        RootSource::EnvSessionDir => "env-session-dir",
-        RootSource::EnvAgentDir => "env-agent-dir",
-        RootSource::Default => "default",
-    }
-}
-
 /// Where the demo is copied: `$PI_EXPLORER_DATA_DIR`, else the platform data folder.
 pub fn data_dir() -> PathBuf {
     std::env::var_os("PI_EXPLORER_DATA_DIR")
@@ -125,11 +116,11 @@ fn explorer_for_root(opts: &Options) -> Explorer {
     specs.extend(roots::load(&data_dir()).into_iter().filter(|s| s.path.is_dir()));
     let all = Roots::new(specs);
     if all.len() > 1 {
-        if let Ok(ex) = Explorer::new_multi(all, source_name(root.source), opts.read_only) {
+        if let Ok(ex) = Explorer::new_multi(all, root.source.as_str(), opts.read_only) {
             return ex;
         }
     }
-    Explorer::new(root.path, source_name(root.source), opts.read_only)
+    Explorer::new(root.path, root.source.as_str(), opts.read_only)
 }
 
 /// Registers the state and every command on a builder (shared with the mock-runtime tests).

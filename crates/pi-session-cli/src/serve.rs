@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use pi_session::roots::RootSpec;
-use pi_session::scan::{resolve_root, RootSource};
+use pi_session::scan::resolve_root;
 use pi_session_serve::{Config, Server, DEFAULT_PORT};
 
 #[derive(Args)]
@@ -26,15 +26,6 @@ pub struct ServeArgs {
     no_watch: bool,
 }
 
-fn source_name(s: RootSource) -> &'static str {
-    match s {
-        RootSource::Flag => "flag",
-        RootSource::EnvSessionDir => "env-session-dir",
-        RootSource::EnvAgentDir => "env-agent-dir",
-        RootSource::Default => "default",
-    }
-}
-
 pub fn run(args: ServeArgs, read_only: bool) -> ExitCode {
     // Absolute, so the paths the UI gets and sends back do not depend on the working folder.
     let absolute = |p: PathBuf| std::fs::canonicalize(&p).unwrap_or(p);
@@ -48,7 +39,7 @@ pub fn run(args: ServeArgs, read_only: bool) -> ExitCode {
         root: absolute(root.path),
         root_name: first.map(|s| s.name),
         more_roots: specs,
-        root_source: source_name(root.source).into(),
+        root_source: root.source.as_str().into(),
         listen: args.listen,
         allow_writes: args.allow_writes,
         read_only,

@@ -19,6 +19,18 @@ pub enum RootSource {
     Default,
 }
 
+impl RootSource {
+    /// How the root was chosen, as the UI shows it (`AppInfo.rootSource`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RootSource::Flag => "flag",
+            RootSource::EnvSessionDir => "env-session-dir",
+            RootSource::EnvAgentDir => "env-agent-dir",
+            RootSource::Default => "default",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Root {
     pub path: PathBuf,

@@ -100,25 +100,28 @@ impl Explorer {
             .sessions
             .iter()
             .zip(forks.iter())
-            .map(|(s, f)| {
-                ForkNode {
-                    path: s.path.to_string_lossy().into_owned(),
-                    id: s.id.clone(),
-                    title: title_of(s),
-                    cwd: s.cwd.clone(),
-                    created: s.timestamp.clone(),
-                    modified: s.modified,
-                    entry_count: s.entry_count as u32,
-                    parent_path: f.parent_path.as_ref().map(|p| p.to_string_lossy().into_owned()),
-                    fork_point_id: f.fork_point_id.clone(),
-                    fork_point_line: f.fork_point_line,
-                    fork_point_preview: f.fork_point_preview.clone(),
-                    status: f.status,
-                    root: None,
-                }
-            })
+            .map(|(s, f)| fork_node(s, f, None))
             .collect();
         ForkGraph { nodes }
+    }
+}
+
+/// A session of the fork graph, with its link to its parent (`root`: in a view of several).
+pub(super) fn fork_node(s: &SessionSummary, f: &crate::forks::ForkInfo, root: Option<String>) -> ForkNode {
+    ForkNode {
+        path: s.path.to_string_lossy().into_owned(),
+        id: s.id.clone(),
+        title: title_of(s),
+        cwd: s.cwd.clone(),
+        created: s.timestamp.clone(),
+        modified: s.modified,
+        entry_count: s.entry_count as u32,
+        parent_path: f.parent_path.as_ref().map(|p| p.to_string_lossy().into_owned()),
+        fork_point_id: f.fork_point_id.clone(),
+        fork_point_line: f.fork_point_line,
+        fork_point_preview: f.fork_point_preview.clone(),
+        status: f.status,
+        root,
     }
 }
 

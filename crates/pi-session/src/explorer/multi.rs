@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::listing::{session_row, title_of};
+use super::listing::{fork_node, session_row};
 use super::{Explorer, Lister};
 use crate::api::*;
 use crate::forks::ForkInfo;
@@ -148,24 +148,7 @@ impl Explorer {
             .sessions
             .iter()
             .zip(&forks)
-            .map(|(rs, f)| {
-                let s = &rs.summary;
-                ForkNode {
-                    path: s.path.to_string_lossy().into_owned(),
-                    id: s.id.clone(),
-                    title: title_of(s),
-                    cwd: s.cwd.clone(),
-                    created: s.timestamp.clone(),
-                    modified: s.modified,
-                    entry_count: s.entry_count as u32,
-                    parent_path: f.parent_path.as_ref().map(|p| p.to_string_lossy().into_owned()),
-                    fork_point_id: f.fork_point_id.clone(),
-                    fork_point_line: f.fork_point_line,
-                    fork_point_preview: f.fork_point_preview.clone(),
-                    status: f.status,
-                    root: Some(rs.root.clone()),
-                }
-            })
+            .map(|(rs, f)| fork_node(&rs.summary, f, Some(rs.root.clone())))
             .collect();
         ForkGraph { nodes }
     }
