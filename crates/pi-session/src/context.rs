@@ -109,8 +109,12 @@ pub struct ContextPlan {
     pub items: Vec<Item>,
     /// The last compaction on the path.
     pub compaction: Option<u32>,
-    /// Path entries the context leaves out: those before the compaction's kept range.
+    /// Path entries the context leaves out: those before the compaction's kept range (and,
+    /// in pi 1.x, the system messages inside it).
     pub hidden: Vec<u32>,
+    /// How many path entries come before the context's range (`path[..kept_from]` is what the
+    /// compaction hid; 0 without a compaction).
+    pub kept_from: usize,
     /// The compaction's `firstKeptEntryId` is set but not on its path before it (and is not
     /// the compaction's own id, pi 1.x's "keep nothing").
     pub first_kept_dangling: bool,
@@ -153,6 +157,7 @@ impl ContextPlan {
         let mut ctx: Vec<u32> = Vec::with_capacity(path.len());
         let mut hidden = Vec::new();
         let mut first_kept_dangling = false;
+        let mut kept_from = 0;
         let mut retained = None;
         match compaction_pos {
             None => ctx.extend_from_slice(&path),
@@ -169,11 +174,13 @@ impl ContextPlan {
                 if retained.is_some() {
                     // Newer harness: summary, then the retained messages; nothing before it.
                     hidden.extend_from_slice(&path[..cpos]);
+                    kept_from = cpos;
                 } else {
                     let start = first_kept.as_ref().and_then(|fk| path[..cpos].iter().position(|&i| ix.entries[i as usize].id.as_ref() == Some(fk)));
                     match start {
                         Some(st) => {
                             hidden.extend_from_slice(&path[..st]);
+                            kept_from = st;
                             for &i in &path[st..cpos] {
                                 if pi1 && is_system(i) {
                                     hidden.push(i);
@@ -186,6 +193,7 @@ impl ContextPlan {
                             // pi 1.x writes "keep nothing" as the compaction's own id.
                             first_kept_dangling = first_kept.as_ref().is_some_and(|fk| ix.entries[c as usize].id.as_ref() != Some(fk));
                             hidden.extend_from_slice(&path[..cpos]);
+                            kept_from = cpos;
                         }
                     }
                 }
@@ -247,6 +255,7 @@ impl ContextPlan {
             items,
             compaction: compaction_pos.map(|p| path[p]),
             hidden,
+            kept_from,
             first_kept_dangling,
             dialect,
             edits,

@@ -70,9 +70,10 @@ pub fn slim_plan(s: &Session, node: u32) -> Option<Vec<u32>> {
     let plan = s.context(Leaf::Entry(node));
     plan.compaction?;
     let path = &plan.path;
-    // The context leaves out exactly path[..start]: before the first kept entry, or everything
-    // before the compaction when it keeps nothing.
-    let start = plan.hidden.len();
+    // The compaction hides path[..start]: before the first kept entry, or everything before
+    // the compaction when it keeps nothing. (pi 1.x also drops the system messages inside the
+    // kept range; they are copied, so the new file's range starts where the source's does.)
+    let start = plan.kept_from;
     let (hidden, shown) = path.split_at(start);
     let is_model = |i: u32| {
         let e = &s.index.entries[i as usize];
