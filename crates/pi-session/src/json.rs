@@ -195,6 +195,9 @@ pub struct LineFields<'a> {
     pub replacement: Option<&'a str>,
     /// pi 1.x: a compaction's `systemMessage`.
     pub system_message: Option<&'a str>,
+    /// The line holds a `\uD800`–`\uDFFF` escape (paired or lone); false means it holds no
+    /// lone surrogate. (Set by the scanner; the serde reference leaves it false.)
+    pub surrogate_escape: bool,
 }
 
 /// The fields of a `message` object that indexing needs (never its content).
