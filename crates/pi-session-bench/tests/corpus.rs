@@ -16,7 +16,7 @@ fn files(root: &Path) -> Vec<PathBuf> {
 
 fn gen(dir: &Path, threads: usize) -> pi_session_bench::corpus::Stats {
     let _ = std::fs::remove_dir_all(dir);
-    generate(&Options { out: dir.to_path_buf(), seed: 5, files: 40, total_bytes: 8_000_000, big_entries: Some(3_000), threads }).unwrap()
+    generate(&Options { out: dir.to_path_buf(), seed: 5, files: 40, total_bytes: 8_000_000, big_entries: Some(3_000), threads, short: false }).unwrap()
 }
 
 #[test]
