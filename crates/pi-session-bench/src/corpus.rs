@@ -255,12 +255,12 @@ impl<'a> Gen<'a> {
                 }
             }
             Mix::Short => {
-                if r < 0.50 {
-                    self.rng.range(80, 700)
-                } else if r < 0.93 {
-                    self.rng.range(700, 2_500)
+                if r < 0.38 {
+                    self.rng.range(100, 900)
+                } else if r < 0.90 {
+                    self.rng.range(900, 3_000)
                 } else {
-                    self.rng.log_uniform(2_500, 9_000)
+                    self.rng.log_uniform(3_000, 11_000)
                 }
             }
             Mix::Big => {
