@@ -68,7 +68,7 @@ fn pre_parse(line: &RawLine<'_>) -> Option<Pre> {
     if !line.terminated || line.offset == 0 || line.bytes.first() != Some(&b'{') {
         return None;
     }
-    let text = std::str::from_utf8(line.bytes).ok()?;
+    let text = simdutf8::basic::from_utf8(line.bytes).ok()?;
     Some(pre_text(line.number, line.offset, line.bytes.len() as u32, text))
 }
 
@@ -478,7 +478,8 @@ impl SessionIndex {
             }
             other => other,
         };
-        let text: std::borrow::Cow<'_, str> = match std::str::from_utf8(bytes) {
+        // The SIMD check first (the common case); std's on failure, for where it fails.
+        let text: std::borrow::Cow<'_, str> = match simdutf8::basic::from_utf8(bytes).or_else(|_| std::str::from_utf8(bytes)) {
             Ok(s) => s.into(),
             Err(e) => {
                 self.push_diag(
