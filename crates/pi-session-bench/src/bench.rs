@@ -23,12 +23,17 @@ use clap::Parser;
 use pi_session::Session;
 use serde_json::{json, Value};
 use std::ffi::OsStr;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Instant, SystemTime};
 
+mod child;
 mod pi_steps;
+mod report;
+
+use child::{run, run_opts, Run};
+use report::{gbps, mb, ratio, secs, Ratio, Report};
 
 #[derive(Parser)]
 #[command(name = "pi-bench", about = "Benchmark pi-session against the real pi on one corpus")]
@@ -89,159 +94,6 @@ struct Cli {
     /// (internal) Time Session::refresh after appends to a copy of FILE, print JSON
     #[arg(long, value_name = "FILE", hide = true)]
     append_bench: Option<PathBuf>,
-}
-
-// ---------------------------------------------------------------- child processes
-
-struct Run {
-    /// From spawn to the last byte of stdout.
-    secs: f64,
-    /// exit code, or -signal
-    status: i32,
-    max_rss_kb: u64,
-    stdout: Vec<u8>,
-    stdout_len: u64,
-    stderr: Vec<u8>,
-}
-
-impl Run {
-    fn ok(&self) -> bool {
-        self.status == 0
-    }
-
-    fn describe_failure(&self) -> String {
-        let err = String::from_utf8_lossy(&self.stderr);
-        // V8's out-of-memory report is followed by a stack dump: show its headline.
-        let tail = match err.lines().find(|l| l.contains("FATAL ERROR") || l.contains("out of memory")) {
-            Some(l) => l.trim().to_string(),
-            None => err.lines().rev().take(4).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join(" | "),
-        };
-        if self.status < 0 {
-            format!("killed by signal {}{}: {tail}", -self.status, if -self.status == 9 || -self.status == 6 { " (out of memory?)" } else { "" })
-        } else {
-            format!("exit {}: {tail}", self.status)
-        }
-    }
-}
-
-/// Runs `cmd`, reading its stdout to the end (kept when `keep`), and reaps it with `wait4`
-/// for its own peak RSS.
-fn run(cmd: &mut Command, keep: bool) -> std::io::Result<Run> {
-    run_opts(cmd, keep, false)
-}
-
-/// `oom_first`: should memory run out, the kernel ends this child before anything else.
-fn run_opts(cmd: &mut Command, keep: bool, oom_first: bool) -> std::io::Result<Run> {
-    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let t = Instant::now();
-    let mut child = cmd.spawn()?;
-    let pid = child.id() as libc::pid_t;
-    if oom_first {
-        let _ = std::fs::write(format!("/proc/{pid}/oom_score_adj"), "1000");
-    }
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let errt = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = err.read_to_end(&mut v);
-        v
-    });
-    let mut stdout = Vec::new();
-    let mut n = 0u64;
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        let k = out.read(&mut buf)?;
-        if k == 0 {
-            break;
-        }
-        n += k as u64;
-        if keep {
-            stdout.extend_from_slice(&buf[..k]);
-        }
-    }
-    let secs = t.elapsed().as_secs_f64();
-    let mut status = 0;
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
-    if r < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    std::mem::forget(child); // reaped above
-    let status = if libc::WIFEXITED(status) {
-        libc::WEXITSTATUS(status)
-    } else if libc::WIFSIGNALED(status) {
-        -libc::WTERMSIG(status)
-    } else {
-        -1
-    };
-    Ok(Run { secs, status, max_rss_kb: ru.ru_maxrss as u64, stdout, stdout_len: n, stderr: errt.join().unwrap_or_default() })
-}
-
-// ---------------------------------------------------------------- the report
-
-#[derive(Default)]
-struct Report {
-    rows: Vec<(String, String, String)>,
-    json: serde_json::Map<String, Value>,
-    failures: Vec<String>,
-}
-
-impl Report {
-    fn section(&mut self, title: &str) {
-        self.rows.push((format!("— {title}"), String::new(), String::new()));
-        eprintln!("pi-bench: {title}…");
-    }
-
-    fn row(&mut self, what: &str, value: String, note: String) {
-        eprintln!("pi-bench:   {what}: {value} {note}");
-        self.rows.push((what.to_string(), value, note));
-    }
-
-    fn set(&mut self, key: &str, v: Value) {
-        self.json.insert(key.to_string(), v);
-    }
-
-    fn fail(&mut self, what: &str, msg: String) {
-        self.row(what, "FAILED".into(), msg.clone());
-        self.failures.push(format!("{what}: {msg}"));
-    }
-
-    fn print(&self) {
-        let w0 = self.rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
-        let w1 = self.rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0);
-        for (a, b, c) in &self.rows {
-            if b.is_empty() && c.is_empty() {
-                println!("{a}");
-            } else {
-                println!("  {a:<w0$}  {b:>w1$}  {c}", w0 = w0 - 2);
-            }
-        }
-    }
-}
-
-fn secs(s: f64) -> String {
-    if s < 0.001 {
-        format!("{:.3} ms", s * 1e3)
-    } else if s < 1.0 {
-        format!("{:.1} ms", s * 1e3)
-    } else {
-        format!("{s:.2} s")
-    }
-}
-
-fn mb(kb: u64) -> String {
-    format!("{:.0} MB", kb as f64 / 1024.0)
-}
-
-fn gbps(bytes: u64, s: f64) -> f64 {
-    bytes as f64 / 1e9 / s
-}
-
-fn ratio(a: Option<f64>, b: Option<f64>) -> Option<f64> {
-    match (a, b) {
-        (Some(a), Some(b)) if b > 0.0 => Some(a / b),
-        _ => None,
-    }
 }
 
 // ---------------------------------------------------------------- the corpus
@@ -611,25 +463,6 @@ pub fn main() -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
-    }
-}
-
-/// A ratio for the summary table.
-struct Ratio {
-    key: &'static str,
-    label: &'static str,
-    value: f64,
-    /// An absolute figure rather than a ratio (entries per second per core, MB).
-    unit: &'static str,
-}
-
-impl Ratio {
-    fn show(&self) -> String {
-        match self.unit {
-            "×" => format!("{:.1}×", self.value),
-            "k/s" => format!("{:.0} k/s", self.value / 1e3),
-            u => format!("{:.0} {u}", self.value),
-        }
     }
 }
 
