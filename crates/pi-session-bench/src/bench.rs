@@ -540,6 +540,9 @@ fn bench(cli: &Cli, c: &Corpus, rep: &mut Report) -> Vec<Ratio> {
 
     // Warm: the pages are in the cache (cat ran just before). Cold: dropped just before.
     let cold_ok = !cli.no_cold && {
+        // Dirty pages (a corpus just written) cannot be dropped: write them out first.
+        // SAFETY: no arguments, no memory.
+        unsafe { libc::sync() };
         let n = drop_pages(c);
         rep.set("coldMethod", "posix_fadvise(POSIX_FADV_DONTNEED) on every corpus file".into());
         n == c.files.len()
