@@ -44,6 +44,13 @@ pub(super) fn run(cmd: &mut Command, keep: bool) -> std::io::Result<Run> {
 /// `oom_first`: should memory run out, the kernel ends this child before anything else.
 pub(super) fn run_opts(cmd: &mut Command, keep: bool, oom_first: bool) -> std::io::Result<Run> {
     cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    // A child's peak RSS counts this process's RSS at fork: give freed memory (an earlier
+    // child's parsed output) back first.
+    // SAFETY: no arguments; glibc only trims its own free lists.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    unsafe {
+        libc::malloc_trim(0);
+    }
     let t = Instant::now();
     let mut child = cmd.spawn()?;
     let pid = child.id() as libc::pid_t;
