@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The benchmark at a reduced size, so it cannot rot: a small corpus (50 files) plus the
-# 200,000-entry big file (a 100,000-deep chain), then pi-bench on it (ours and, when Node is
-# present, the pinned pi).
+# 200,000-entry big file (a 100,000-deep chain), and a small short-entry corpus (50 files of
+# tool-heavy ~1.5 KB entries), then pi-bench on both in one run (ours warm and cold and, when
+# Node is present, the pinned pi 0.73.1, and pi 1.6.0 when scripts/setup installed it).
 # Prints the figures; asserts no timing. Fails only when a command fails.
 #
 #   bench/ci.sh                 # from the repository root
@@ -25,7 +26,8 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 "$bin/pi-corpus" "$work/corpus" --profile small --big-file --seed 1
-"$bin/pi-bench" --corpus "$work/corpus" --pi-session "$bin/pi-session" --pi-side bench/pi-side.mjs \
+"$bin/pi-corpus" "$work/short" --profile short --files 50 --mb 25 --seed 1
+"$bin/pi-bench" --corpus "$work/corpus" --corpus "$work/short" --pi-session "$bin/pi-session" --pi-side bench/pi-side.mjs \
 	--open-budget 60 --json ${pi_args[@]+"${pi_args[@]}"}
 
 # The Parquet archive on the same corpus (export, idle rerun, DuckDB example queries), when

@@ -1,18 +1,20 @@
-//! `pi-bench`: one run, one corpus, our CLI and the real pi side by side (Unix: children are
-//! measured with `wait4`).
+//! `pi-bench`: one run, one or more corpora, our CLI and the real pi (0.73.1 and 1.6.0) side
+//! by side (Unix: children are measured with `wait4`).
 //!
 //! ```text
 //! pi-bench --profile large --big-file --keep --json
-//! pi-bench --corpus /path/to/agent-dir-or-sessions-root
+//! pi-bench --corpus corpus/large --corpus corpus/short
 //! ```
 //!
-//! Times `cat` of every corpus byte (the floor), `pi-session list --json` (twice: the second
-//! run finds its persistent cache warm), `pi-session check ROOT --json` (the full index,
-//! with peak RSS), `tree`/`context --json` of the biggest file, the in-process
-//! `Session::refresh()` after a 1 KB append to a copy of the biggest file, and, with the
-//! pinned pi package (bench/pi-side.mjs): `SessionManager.listAll()` and
-//! `open + getTree + buildSessionContext` for the biggest file and for every file. Prints a
-//! table, the ratios pi/ours, and with `--json` one JSON line.
+//! Per corpus: `cat` of every corpus byte (the floor), `pi-session list --json` (twice: the
+//! second run finds its persistent cache warm), `pi-session check ROOT --json` (the full
+//! index, with peak RSS), `tree`/`context --json` of the biggest file, the in-process
+//! `Session::refresh()` after a 1 KB append to a copy of the biggest file, each warm and cold
+//! (the corpus's pages dropped with `posix_fadvise(POSIX_FADV_DONTNEED)` first); and, with the
+//! pinned pi packages (bench/pi-side.mjs): `SessionManager.listAll()` and
+//! `open + getTree + buildSessionContext` for the biggest file (pi 0.73.1 and pi 1.6.0) and for
+//! every file (pi 0.73.1). Prints the ratios first, then a table per corpus, and with `--json`
+//! one JSON line.
 
 use crate::corpus::Profile;
 use crate::lines;
@@ -21,16 +23,23 @@ use clap::Parser;
 use pi_session::Session;
 use serde_json::{json, Value};
 use std::ffi::OsStr;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Instant, SystemTime};
 
+mod child;
+mod pi_steps;
+mod report;
+
+use child::{run, run_opts, Run};
+use report::{gbps, mb, ratio, secs, Ratio, Report};
+
 #[derive(Parser)]
 #[command(name = "pi-bench", about = "Benchmark pi-session against the real pi on one corpus")]
 struct Cli {
-    /// Corpus to generate: small, medium, large (default small; ignored with an existing --corpus)
-    #[arg(long, value_parser = ["small", "medium", "large"])]
+    /// Corpus to generate: small, medium, large, short (default small; ignored with an existing --corpus)
+    #[arg(long, value_parser = ["small", "medium", "large", "short"])]
     profile: Option<String>,
     /// Add the big file (200,000 entries, ~165 MB) to a generated corpus
     #[arg(long)]
@@ -40,9 +49,10 @@ struct Cli {
     big_entries: usize,
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Use this corpus (an agent dir holding sessions/, or a sessions root); generated there when missing or empty
+    /// Use this corpus (an agent dir holding sessions/, or a sessions root); generated there when
+    /// missing or empty. Give it more than once to measure several corpora in one run.
     #[arg(long, value_name = "DIR")]
-    corpus: Option<PathBuf>,
+    corpus: Vec<PathBuf>,
     /// Keep a corpus this run generated (default: delete it at the end)
     #[arg(long)]
     keep: bool,
@@ -60,6 +70,15 @@ struct Cli {
     pi_side: Option<PathBuf>,
     #[arg(long, default_value = "node")]
     node: String,
+    /// Node ≥ 22 for pi 1.6.0 (default: $NODE24, else .tools/bin/node24 of the source tree)
+    #[arg(long, value_name = "PATH")]
+    node24: Option<PathBuf>,
+    /// The folder pi 1.6.0 is installed in (default: $PI16_DIR, else tests/pi-oracle/pi16)
+    #[arg(long, value_name = "DIR")]
+    pi16_dir: Option<PathBuf>,
+    /// Skip the cold-cache runs
+    #[arg(long)]
+    no_cold: bool,
     /// Node's --max-old-space-size for pi, in MB
     #[arg(long, default_value_t = 16_000)]
     max_old_space: u32,
@@ -75,159 +94,6 @@ struct Cli {
     /// (internal) Time Session::refresh after appends to a copy of FILE, print JSON
     #[arg(long, value_name = "FILE", hide = true)]
     append_bench: Option<PathBuf>,
-}
-
-// ---------------------------------------------------------------- child processes
-
-struct Run {
-    /// From spawn to the last byte of stdout.
-    secs: f64,
-    /// exit code, or -signal
-    status: i32,
-    max_rss_kb: u64,
-    stdout: Vec<u8>,
-    stdout_len: u64,
-    stderr: Vec<u8>,
-}
-
-impl Run {
-    fn ok(&self) -> bool {
-        self.status == 0
-    }
-
-    fn describe_failure(&self) -> String {
-        let err = String::from_utf8_lossy(&self.stderr);
-        // V8's out-of-memory report is followed by a stack dump: show its headline.
-        let tail = match err.lines().find(|l| l.contains("FATAL ERROR") || l.contains("out of memory")) {
-            Some(l) => l.trim().to_string(),
-            None => err.lines().rev().take(4).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join(" | "),
-        };
-        if self.status < 0 {
-            format!("killed by signal {}{}: {tail}", -self.status, if -self.status == 9 || -self.status == 6 { " (out of memory?)" } else { "" })
-        } else {
-            format!("exit {}: {tail}", self.status)
-        }
-    }
-}
-
-/// Runs `cmd`, reading its stdout to the end (kept when `keep`), and reaps it with `wait4`
-/// for its own peak RSS.
-fn run(cmd: &mut Command, keep: bool) -> std::io::Result<Run> {
-    run_opts(cmd, keep, false)
-}
-
-/// `oom_first`: should memory run out, the kernel ends this child before anything else.
-fn run_opts(cmd: &mut Command, keep: bool, oom_first: bool) -> std::io::Result<Run> {
-    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let t = Instant::now();
-    let mut child = cmd.spawn()?;
-    let pid = child.id() as libc::pid_t;
-    if oom_first {
-        let _ = std::fs::write(format!("/proc/{pid}/oom_score_adj"), "1000");
-    }
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let errt = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = err.read_to_end(&mut v);
-        v
-    });
-    let mut stdout = Vec::new();
-    let mut n = 0u64;
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        let k = out.read(&mut buf)?;
-        if k == 0 {
-            break;
-        }
-        n += k as u64;
-        if keep {
-            stdout.extend_from_slice(&buf[..k]);
-        }
-    }
-    let secs = t.elapsed().as_secs_f64();
-    let mut status = 0;
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
-    if r < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    std::mem::forget(child); // reaped above
-    let status = if libc::WIFEXITED(status) {
-        libc::WEXITSTATUS(status)
-    } else if libc::WIFSIGNALED(status) {
-        -libc::WTERMSIG(status)
-    } else {
-        -1
-    };
-    Ok(Run { secs, status, max_rss_kb: ru.ru_maxrss as u64, stdout, stdout_len: n, stderr: errt.join().unwrap_or_default() })
-}
-
-// ---------------------------------------------------------------- the report
-
-#[derive(Default)]
-struct Report {
-    rows: Vec<(String, String, String)>,
-    json: serde_json::Map<String, Value>,
-    failures: Vec<String>,
-}
-
-impl Report {
-    fn section(&mut self, title: &str) {
-        self.rows.push((format!("— {title}"), String::new(), String::new()));
-        eprintln!("pi-bench: {title}…");
-    }
-
-    fn row(&mut self, what: &str, value: String, note: String) {
-        eprintln!("pi-bench:   {what}: {value} {note}");
-        self.rows.push((what.to_string(), value, note));
-    }
-
-    fn set(&mut self, key: &str, v: Value) {
-        self.json.insert(key.to_string(), v);
-    }
-
-    fn fail(&mut self, what: &str, msg: String) {
-        self.row(what, "FAILED".into(), msg.clone());
-        self.failures.push(format!("{what}: {msg}"));
-    }
-
-    fn print(&self) {
-        let w0 = self.rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
-        let w1 = self.rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0);
-        for (a, b, c) in &self.rows {
-            if b.is_empty() && c.is_empty() {
-                println!("{a}");
-            } else {
-                println!("  {a:<w0$}  {b:>w1$}  {c}", w0 = w0 - 2);
-            }
-        }
-    }
-}
-
-fn secs(s: f64) -> String {
-    if s < 0.001 {
-        format!("{:.3} ms", s * 1e3)
-    } else if s < 1.0 {
-        format!("{:.1} ms", s * 1e3)
-    } else {
-        format!("{s:.2} s")
-    }
-}
-
-fn mb(kb: u64) -> String {
-    format!("{:.0} MB", kb as f64 / 1024.0)
-}
-
-fn gbps(bytes: u64, s: f64) -> f64 {
-    bytes as f64 / 1e9 / s
-}
-
-fn ratio(a: Option<f64>, b: Option<f64>) -> Option<f64> {
-    match (a, b) {
-        (Some(a), Some(b)) if b > 0.0 => Some(a / b),
-        _ => None,
-    }
 }
 
 // ---------------------------------------------------------------- the corpus
@@ -271,9 +137,9 @@ fn list_files(root: &Path) -> Vec<(PathBuf, u64)> {
     out
 }
 
-fn prepare_corpus(cli: &Cli, rep: &mut Report) -> Result<Corpus, String> {
+fn prepare_corpus(cli: &Cli, given: Option<&Path>, rep: &mut Report) -> Result<Corpus, String> {
     let profile = Profile::parse(cli.profile.as_deref().unwrap_or("small")).unwrap();
-    let dir = cli.corpus.clone().unwrap_or_else(|| PathBuf::from(format!("corpus/bench-{}-{}", profile.name(), cli.seed)));
+    let dir = given.map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from(format!("corpus/bench-{}-{}", profile.name(), cli.seed)));
     let existing = |d: &Path| -> Option<PathBuf> {
         if !list_files(&d.join("sessions")).is_empty() {
             Some(d.join("sessions"))
@@ -284,7 +150,7 @@ fn prepare_corpus(cli: &Cli, rep: &mut Report) -> Result<Corpus, String> {
         }
     };
     let mut generated = None;
-    let root = match (cli.corpus.is_some(), existing(&dir)) {
+    let root = match (given.is_some(), existing(&dir)) {
         (true, Some(root)) => {
             eprintln!("pi-bench: using the corpus at {}", root.display());
             root
@@ -345,6 +211,23 @@ fn cat_all(c: &Corpus, list0: &Path) -> std::io::Result<Run> {
     let status = cmd.stdin(list).stdout(devnull).stderr(Stdio::inherit()).status()?;
     let _ = c;
     Ok(Run { secs: t.elapsed().as_secs_f64(), status: status.code().unwrap_or(-1), max_rss_kb: 0, stdout: Vec::new(), stdout_len: 0, stderr: Vec::new() })
+}
+
+/// Drops the page cache of every corpus file (`posix_fadvise(POSIX_FADV_DONTNEED)`, which any
+/// user may do for files it can open, and which leaves the rest of the machine's cache alone).
+/// Returns how many files it was applied to.
+fn drop_pages(c: &Corpus) -> usize {
+    use std::os::fd::AsRawFd;
+    let mut n = 0;
+    for (p, _) in &c.files {
+        if let Ok(f) = std::fs::File::open(p) {
+            // SAFETY: a valid open descriptor; advice only.
+            if unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) } == 0 {
+                n += 1;
+            }
+        }
+    }
+    n
 }
 
 fn stamp_all(c: &Corpus) -> Vec<(u64, Option<SystemTime>)> {
@@ -433,10 +316,49 @@ fn pi_side_path(cli: &Cli) -> PathBuf {
     PathBuf::from("bench/pi-side.mjs")
 }
 
-fn run_pi(cli: &Cli, heap: Option<u32>, args: &[&OsStr]) -> std::io::Result<(Run, Option<Value>)> {
-    let mut cmd = Command::new(&cli.node);
+/// One pi to measure: its Node and its package folder.
+struct Pi {
+    /// "pi 0.73.1", "pi 1.6.0" (the key prefix in the JSON: "pi", "pi16").
+    label: &'static str,
+    key: &'static str,
+    node: PathBuf,
+    /// The package folder (`PI_PACKAGE` for pi-side.mjs); `None`: pi-side's default (0.73.1).
+    package: Option<PathBuf>,
+}
+
+/// The pis to measure: pi 0.73.1 (system Node), and pi 1.6.0 (Node 24) when installed.
+fn pis(cli: &Cli) -> (Vec<Pi>, Option<String>) {
+    let mut out = vec![Pi { label: "pi 0.73.1", key: "pi", node: PathBuf::from(&cli.node), package: None }];
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let node24 = cli
+        .node24
+        .clone()
+        .or_else(|| std::env::var_os("NODE24").filter(|v| !v.is_empty()).map(PathBuf::from))
+        .unwrap_or_else(|| repo.join(".tools/bin/node24"));
+    let dir = cli
+        .pi16_dir
+        .clone()
+        .or_else(|| std::env::var_os("PI16_DIR").filter(|v| !v.is_empty()).map(PathBuf::from))
+        .unwrap_or_else(|| repo.join("tests/pi-oracle/pi16"));
+    // The install folder (tests/pi-oracle/pi16), or the package folder itself.
+    let package = [dir.join("node_modules/@earendil-works/pi-coding-agent"), dir.clone()].into_iter().find(|p| p.join("package.json").exists() && p.join("dist/index.js").exists());
+    match (package, node24.exists()) {
+        (Some(p), true) => {
+            out.push(Pi { label: "pi 1.6.0", key: "pi16", node: node24, package: Some(p) });
+            (out, None)
+        }
+        (None, _) => (out, Some(format!("pi 1.6.0 not found under {} (scripts/setup all installs it): skipped", dir.display()))),
+        (_, false) => (out, Some(format!("Node 24 not found at {} (scripts/setup all installs it): pi 1.6.0 skipped", node24.display()))),
+    }
+}
+
+fn run_pi(cli: &Cli, pi: &Pi, heap: Option<u32>, args: &[&OsStr]) -> std::io::Result<(Run, Option<Value>)> {
+    let mut cmd = Command::new(&pi.node);
     if let Some(h) = heap {
         cmd.arg(format!("--max-old-space-size={h}"));
+    }
+    if let Some(p) = &pi.package {
+        cmd.env("PI_PACKAGE", p);
     }
     cmd.arg(pi_side_path(cli)).args(args);
     let r = run_opts(&mut cmd, true, true)?;
@@ -444,6 +366,7 @@ fn run_pi(cli: &Cli, heap: Option<u32>, args: &[&OsStr]) -> std::io::Result<(Run
     Ok((r, j))
 }
 
+/// The `pi-bench` command line.
 /// The `pi-bench` command line.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -459,35 +382,120 @@ pub fn main() -> ExitCode {
             }
         };
     }
-    let mut rep = Report::default();
-    let c = match prepare_corpus(&cli, &mut rep) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("pi-bench: {e}");
-            return ExitCode::from(1);
-        }
-    };
-    let code = bench(&cli, &c, &mut rep);
-    if let Some(d) = &c.generated {
-        if !cli.keep && cli.corpus.is_none() {
-            let _ = std::fs::remove_dir_all(d);
-            if let Some(p) = d.parent() {
-                let _ = std::fs::remove_dir(p); // only when empty
+    let given: Vec<Option<PathBuf>> = if cli.corpus.is_empty() { vec![None] } else { cli.corpus.iter().cloned().map(Some).collect() };
+    let mut done: Vec<(String, Report, Vec<Ratio>)> = Vec::new();
+    for g in &given {
+        let mut rep = Report::default();
+        let c = match prepare_corpus(&cli, g.as_deref(), &mut rep) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("pi-bench: {e}");
+                return ExitCode::from(1);
             }
-        } else {
-            eprintln!("pi-bench: corpus kept at {}", d.display());
+        };
+        let label = c
+            .manifest
+            .as_ref()
+            .and_then(|m| m["profile"].as_str().map(str::to_string))
+            .or_else(|| c.root.parent().and_then(|p| p.file_name()).map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| "corpus".into());
+        let ratios = bench(&cli, &c, &mut rep);
+        if let Some(d) = &c.generated {
+            if !cli.keep && g.is_none() {
+                let _ = std::fs::remove_dir_all(d);
+                if let Some(p) = d.parent() {
+                    let _ = std::fs::remove_dir(p); // only when empty
+                }
+            } else {
+                eprintln!("pi-bench: corpus kept at {}", d.display());
+            }
+        }
+        if let Some(d) = &c._link_dir {
+            let _ = std::fs::remove_dir_all(d);
+        }
+        done.push((label, rep, ratios));
+    }
+
+    // Ratios first (one column per corpus), then each corpus's table.
+    println!();
+    println!("— ratios (targets of the index: full index ÷ cat ≤ 1.5×; pi ÷ ours ≥ 40× for the big session, ≥ 30× for the first listing)");
+    let labels: Vec<&str> = done.iter().map(|d| d.0.as_str()).collect();
+    let mut keys: Vec<(&'static str, &'static str)> = Vec::new();
+    for (_, _, rs) in &done {
+        for r in rs {
+            if !keys.iter().any(|k| k.0 == r.key) {
+                keys.push((r.key, r.label));
+            }
         }
     }
-    if let Some(d) = &c._link_dir {
-        let _ = std::fs::remove_dir_all(d);
+    let w0 = keys.iter().map(|k| k.1.chars().count()).max().unwrap_or(0);
+    println!("  {:<w0$}  {}", "", labels.iter().map(|l| format!("{l:>12}")).collect::<Vec<_>>().join(""));
+    for (key, label) in &keys {
+        let cells: Vec<String> = done
+            .iter()
+            .map(|(_, _, rs)| rs.iter().find(|r| r.key == *key).map_or("—".to_string(), |r| r.show()))
+            .map(|c| format!("{c:>12}"))
+            .collect();
+        println!("  {label:<w0$}  {}", cells.join(""));
     }
-    code
+    let mut failures = Vec::new();
+    let mut json_corpora = serde_json::Map::new();
+    for (label, rep, rs) in &mut done {
+        println!();
+        println!("== {label}");
+        rep.print();
+        let mut rj = serde_json::Map::new();
+        for r in rs.iter() {
+            rj.insert(r.key.to_string(), ((r.value * 100.0).round() / 100.0).into());
+        }
+        rep.set("ratios", Value::Object(rj));
+        rep.set("failures", rep.failures.clone().into());
+        failures.extend(rep.failures.iter().map(|f| format!("{label}: {f}")));
+        json_corpora.insert(label.clone(), Value::Object(rep.json.clone()));
+    }
+    if !failures.is_empty() {
+        println!("FAILED: {}", failures.join("; "));
+    }
+    if cli.json {
+        println!("{}", json!({"corpora": json_corpora, "failures": failures}));
+    }
+    if failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
 }
 
-fn bench(cli: &Cli, c: &Corpus, rep: &mut Report) -> ExitCode {
+/// One of our commands, timed (peak RSS kept).
+struct Timed {
+    secs: f64,
+    rss_kb: u64,
+}
+
+/// Runs one of our commands and records its row; `Some` when it succeeded (`ok` decides).
+fn ours(rep: &mut Report, label: &str, key: &str, cmd: &mut Command, ok: impl Fn(&Run) -> bool, note: impl Fn(&Run) -> String) -> Option<Timed> {
+    match run(cmd, true) {
+        Ok(r) if ok(&r) => {
+            rep.row(label, secs(r.secs), note(&r));
+            rep.set(&format!("{key}S"), r.secs.into());
+            rep.set(&format!("{key}RssMB"), (r.max_rss_kb as f64 / 1024.0).into());
+            Some(Timed { secs: r.secs, rss_kb: r.max_rss_kb })
+        }
+        Ok(r) => {
+            rep.fail(label, r.describe_failure());
+            None
+        }
+        Err(e) => {
+            rep.fail(label, e.to_string());
+            None
+        }
+    }
+}
+
+fn bench(cli: &Cli, c: &Corpus, rep: &mut Report) -> Vec<Ratio> {
     let Some((biggest, biggest_len)) = c.files.iter().max_by_key(|f| (f.1, std::cmp::Reverse(f.0.clone()))).cloned() else {
-        eprintln!("pi-bench: no session files under {}", c.root.display());
-        return ExitCode::from(1);
+        rep.fail("corpus", format!("no session files under {}", c.root.display()));
+        return Vec::new();
     };
     let pi_session = cli.pi_session.clone().unwrap_or_else(|| sibling("pi-session"));
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
@@ -509,9 +517,15 @@ fn bench(cli: &Cli, c: &Corpus, rep: &mut Report) -> ExitCode {
     rep.row(
         "corpus",
         format!("{:.2} GB", c.bytes as f64 / 1e9),
-        format!("{} files{} under {}", c.files.len(), entries.map(|e| format!(", {e} entries")).unwrap_or_default(), c.root.display()),
+        format!(
+            "{} files{} under {}",
+            c.files.len(),
+            entries.map(|e| format!(", {e} entries, {:.2} KB per entry", c.bytes as f64 / e.max(1) as f64 / 1e3)).unwrap_or_default(),
+            c.root.display()
+        ),
     );
-    rep.row("biggest file", format!("{:.1} MB", biggest_len as f64 / 1e6), biggest.display().to_string());
+    let big_entries = c.manifest.as_ref().and_then(|m| m["bigFile"]["entries"].as_u64());
+    rep.row("biggest file", format!("{:.1} MB", biggest_len as f64 / 1e6), format!("{}{}", biggest.display(), big_entries.map(|e| format!(" ({e} entries)")).unwrap_or_default()));
     rep.row("machine", format!("{cpus} CPUs"), format!("load average {}", load.split_whitespace().take(3).collect::<Vec<_>>().join(" ")));
     rep.set("corpus", json!({"root": c.root, "files": c.files.len(), "bytes": c.bytes, "entries": entries, "biggest": {"path": biggest, "bytes": biggest_len}, "manifest": c.manifest}));
     // Each child starts with this process's RSS at spawn (fork + exec keep the high-water
@@ -524,101 +538,99 @@ fn bench(cli: &Cli, c: &Corpus, rep: &mut Report) -> ExitCode {
     }
     rep.set("machine", json!({"cpus": cpus, "loadavgBefore": load.trim(), "benchRssMB": own_kb.map(|k| k as f64 / 1024.0)}));
 
-    // ---- the floor
-    rep.section("floor: cat of every corpus byte to /dev/null");
-    let mut cat_s = None;
-    for (k, label) in ["cat (first run)", "cat (warm)"].iter().enumerate() {
-        match cat_all(c, &list0) {
-            Ok(r) if r.ok() => {
-                rep.row(label, secs(r.secs), format!("{:.2} GB/s", gbps(c.bytes, r.secs)));
-                rep.set(if k == 0 { "catFirstS" } else { "catS" }, r.secs.into());
-                cat_s = Some(r.secs);
-            }
-            Ok(r) => rep.fail(label, r.describe_failure()),
-            Err(e) => rep.fail(label, e.to_string()),
-        }
-    }
-    if let Some(s) = cat_s {
-        rep.set("catGBps", gbps(c.bytes, s).into());
-    }
-
-    // ---- ours
-    rep.section(&format!("ours: {}", pi_session.display()));
-    let mut list_s = [None, None];
-    let mut list_rss = None;
-    // A fresh persistent cache: the first run builds it, the second finds it warm.
-    let cache_dir = work.join("list-cache");
-    let _ = std::fs::create_dir_all(&cache_dir);
-    for (k, label) in ["list --json (first run, no cache)", "list --json (second run, cache warm)"].iter().enumerate() {
-        let r = run(Command::new(&pi_session).env("PI_SESSION_CACHE_DIR", &cache_dir).arg("list").arg("--sessions-dir").arg(&c.root).arg("--json"), true);
-        match r {
-            Ok(r) if r.ok() => {
-                let n = serde_json::from_slice::<Value>(&r.stdout).ok().and_then(|v| v["sessions"].as_array().map(|a| a.len()));
-                rep.row(
-                    label,
-                    secs(r.secs),
-                    format!("{} sessions, {:.1} MB of JSON, peak RSS {}", n.map_or("?".into(), |n| n.to_string()), r.stdout_len as f64 / 1e6, mb(r.max_rss_kb)),
-                );
-                rep.set(if k == 0 { "oursListFirstS" } else { "oursListSecondS" }, r.secs.into());
-                rep.set(if k == 0 { "oursListFirstRssMB" } else { "oursListSecondRssMB" }, (r.max_rss_kb as f64 / 1024.0).into());
-                if n != Some(c.files.len()) {
-                    rep.row("", "".into(), format!("note: {} files in the corpus", c.files.len()));
-                }
-                list_s[k] = Some(r.secs);
-                if k == 0 {
-                    list_rss = Some(r.max_rss_kb);
-                }
-            }
-            Ok(r) => rep.fail(label, r.describe_failure()),
-            Err(e) => rep.fail(label, e.to_string()),
-        }
-    }
-    let mut check_s = None;
-    let mut check_rss = None;
+    // Warm: the pages are in the cache (cat ran just before). Cold: dropped just before.
+    let cold_ok = !cli.no_cold && {
+        // Dirty pages (a corpus just written) cannot be dropped: write them out first.
+        // SAFETY: no arguments, no memory.
+        unsafe { libc::sync() };
+        let n = drop_pages(c);
+        rep.set("coldMethod", "posix_fadvise(POSIX_FADV_DONTNEED) on every corpus file".into());
+        n == c.files.len()
+    };
+    let modes: &[bool] = if cold_ok { &[true, false] } else { &[false] };
+    let mut cat_s = [None, None];
+    let mut list_first = [None, None];
+    let mut list_second = None;
+    let mut check = [None, None];
+    let mut big = [None, None];
+    let mut tree_rss = None;
     let check_cache = work.join("check-cache");
     let _ = std::fs::create_dir_all(&check_cache);
-    match run(Command::new(&pi_session).env("PI_SESSION_CACHE_DIR", &check_cache).arg("check").arg(&c.root).arg("--json"), true) {
-        Ok(r) if r.status == 0 || r.status == 1 => {
-            let v = serde_json::from_slice::<Value>(&r.stdout).ok();
-            let (files, errors, warnings) = v
-                .as_ref()
-                .map_or((0, 0, 0), |v| (v["files"].as_array().map_or(0, |a| a.len()), v["errors"].as_u64().unwrap_or(0), v["warnings"].as_u64().unwrap_or(0)));
-            rep.row(
-                "check ROOT --json (full index)",
-                secs(r.secs),
-                format!("{:.2} GB/s, peak RSS {}, {files} files, {errors} errors, {warnings} warnings", gbps(c.bytes, r.secs), mb(r.max_rss_kb)),
-            );
-            rep.set("oursCheckS", r.secs.into());
-            rep.set("oursCheckGBps", gbps(c.bytes, r.secs).into());
-            rep.set("oursCheckRssMB", (r.max_rss_kb as f64 / 1024.0).into());
-            rep.set("oursCheckFindings", json!({"errors": errors, "warnings": warnings}));
-            if errors > 0 {
-                rep.failures.push(format!("check found {errors} errors in a generated (valid) corpus"));
+    for &cold in modes {
+        let m = cold as usize; // 0 warm, 1 cold
+        let tag = if cold { "cold" } else { "warm" };
+        let key = |k: &str| format!("{k}{}", if cold { "Cold" } else { "" });
+        rep.section(&format!("{tag}: {}", if cold { "pages dropped with posix_fadvise(DONTNEED) before each step" } else { "pages in the cache" }));
+        let prep = |rep: &mut Report| {
+            if cold {
+                drop_pages(c);
+            } else {
+                let _ = cat_all(c, &list0);
             }
-            check_s = Some(r.secs);
-            check_rss = Some(r.max_rss_kb);
-        }
-        Ok(r) => rep.fail("check ROOT --json", r.describe_failure()),
-        Err(e) => rep.fail("check ROOT --json", e.to_string()),
-    }
-    let mut tree_s = None;
-    let mut ctx_s = None;
-    let mut tree_rss = None;
-    for (cmd, label, key) in [("tree", "tree BIGGEST --json", "oursTree"), ("context", "context BIGGEST --json", "oursContext")] {
-        match run(Command::new(&pi_session).env("PI_SESSION_CACHE_DIR", &check_cache).arg(cmd).arg(&biggest).arg("--json"), false) {
+            let _ = rep;
+        };
+        // ---- the floor
+        prep(rep);
+        match cat_all(c, &list0) {
             Ok(r) if r.ok() => {
-                rep.row(label, secs(r.secs), format!("{:.1} MB of JSON, peak RSS {}", r.stdout_len as f64 / 1e6, mb(r.max_rss_kb)));
-                rep.set(&format!("{key}S"), r.secs.into());
-                rep.set(&format!("{key}RssMB"), (r.max_rss_kb as f64 / 1024.0).into());
-                if cmd == "tree" {
-                    tree_s = Some(r.secs);
-                    tree_rss = Some(r.max_rss_kb);
-                } else {
-                    ctx_s = Some(r.secs);
-                }
+                rep.row(&format!("cat of every corpus byte ({tag})"), secs(r.secs), format!("{:.2} GB/s", gbps(c.bytes, r.secs)));
+                rep.set(&key("catS"), r.secs.into());
+                cat_s[m] = Some(r.secs);
             }
-            Ok(r) => rep.fail(label, r.describe_failure()),
-            Err(e) => rep.fail(label, e.to_string()),
+            Ok(r) => rep.fail("cat", r.describe_failure()),
+            Err(e) => rep.fail("cat", e.to_string()),
+        }
+        // ---- ours: the full index
+        prep(rep);
+        let t = ours(
+            rep,
+            &format!("check ROOT --json (full index, {tag})"),
+            &key("oursCheck"),
+            Command::new(&pi_session).env("PI_SESSION_CACHE_DIR", &check_cache).arg("check").arg(&c.root).arg("--json"),
+            |r| r.status == 0 || r.status == 1,
+            |r| {
+                let v = serde_json::from_slice::<Value>(&r.stdout).ok();
+                let (files, errors, warnings) = v
+                    .as_ref()
+                    .map_or((0, 0, 0), |v| (v["files"].as_array().map_or(0, |a| a.len()), v["errors"].as_u64().unwrap_or(0), v["warnings"].as_u64().unwrap_or(0)));
+                format!("{:.2} GB/s, peak RSS {}, {files} files, {errors} errors, {warnings} warnings", gbps(c.bytes, r.secs), mb(r.max_rss_kb))
+            },
+        );
+        check[m] = t;
+        // ---- ours: the first listing (no cache)
+        let cache_dir = work.join(format!("list-cache-{tag}"));
+        let _ = std::fs::remove_dir_all(&cache_dir);
+        let _ = std::fs::create_dir_all(&cache_dir);
+        let list_note = |r: &Run| {
+            let n = serde_json::from_slice::<Value>(&r.stdout).ok().and_then(|v| v["sessions"].as_array().map(|a| a.len()));
+            format!("{} sessions, {:.1} MB of JSON, peak RSS {}", n.map_or("?".into(), |n| n.to_string()), r.stdout_len as f64 / 1e6, mb(r.max_rss_kb))
+        };
+        let list_cmd = || {
+            let mut cmd = Command::new(&pi_session);
+            cmd.env("PI_SESSION_CACHE_DIR", &cache_dir).arg("list").arg("--sessions-dir").arg(&c.root).arg("--json");
+            cmd
+        };
+        prep(rep);
+        list_first[m] = ours(rep, &format!("list --json (first run, no cache, {tag})"), &key("oursListFirst"), &mut list_cmd(), Run::ok, list_note);
+        if !cold {
+            list_second = ours(rep, "list --json (second run, cache warm)", "oursListSecond", &mut list_cmd(), Run::ok, list_note);
+        }
+        // ---- ours: the biggest file, tree + context (two processes: each opens the file)
+        prep(rep);
+        let tree = ours(rep, &format!("tree BIGGEST --json ({tag})"), &key("oursTree"), Command::new(&pi_session).arg("tree").arg(&biggest).arg("--json"), Run::ok, |r| {
+            format!("{:.1} MB of JSON, peak RSS {}", r.stdout_len as f64 / 1e6, mb(r.max_rss_kb))
+        });
+        if cold {
+            drop_pages(c);
+        }
+        let ctx = ours(rep, &format!("context BIGGEST --json ({tag})"), &key("oursContext"), Command::new(&pi_session).arg("context").arg(&biggest).arg("--json"), Run::ok, |r| {
+            format!("{:.1} MB of JSON, peak RSS {}", r.stdout_len as f64 / 1e6, mb(r.max_rss_kb))
+        });
+        if let (Some(a), Some(b)) = (&tree, &ctx) {
+            big[m] = Some(a.secs + b.secs);
+            if !cold {
+                tree_rss = Some(a.rss_kb.max(b.rss_kb));
+            }
         }
     }
     let mut cmd = Command::new(std::env::current_exe().unwrap_or_else(|_| sibling("pi-bench")));
@@ -627,7 +639,7 @@ fn bench(cli: &Cli, c: &Corpus, rep: &mut Report) -> ExitCode {
         Ok(r) if r.ok() => match serde_json::from_slice::<Value>(&r.stdout) {
             Ok(j) => {
                 let f = |k: &str| j[k].as_f64().unwrap_or(f64::NAN);
-                rep.row("Session::open (in-process, big file)", secs(f("openS")), format!("{} entries, peak RSS {}", j["entries"], mb(r.max_rss_kb)));
+                rep.row("Session::open (in-process, big file, warm)", secs(f("openS")), format!("{} entries, peak RSS {}", j["entries"], mb(r.max_rss_kb)));
                 rep.row(
                     "Session::refresh after a 1 KB append (median)",
                     secs(f("refreshMedianMs") / 1e3),
@@ -644,150 +656,28 @@ fn bench(cli: &Cli, c: &Corpus, rep: &mut Report) -> ExitCode {
         Err(e) => rep.fail("incremental update", e.to_string()),
     }
 
-    // ---- pi
-    let mut pi_list_s = None;
-    let mut pi_list_rss = None;
-    let mut pi_big_s = None;
-    let mut pi_big_rss = None;
+    // ---- pi (warm: pi's cost is its own work, not the disk)
+    let mut pi_list: Vec<(&'static str, f64, u64)> = Vec::new();
+    let mut pi_big: Vec<(&'static str, f64, u64)> = Vec::new();
     let mut pi_all_s = None;
     if !cli.no_pi {
-        rep.section("pi (the pinned package, bench/pi-side.mjs)");
+        let (pis, note) = pis(cli);
         let before = stamp_all(c);
-        let _ = cat_all(c, &list0); // warm again: the steps above may have evicted pages
-        let agent = c.agent_dir.clone().into_os_string();
-        match run_pi(cli, Some(cli.max_old_space), &[OsStr::new("listall"), agent.as_os_str()]) {
-            Ok((r, Some(j))) if r.ok() => {
-                let ms = j["ms"].as_f64().unwrap_or(0.0);
-                rep.row(
-                    "SessionManager.listAll()",
-                    secs(ms / 1e3),
-                    format!(
-                        "{} sessions, peak RSS {} (Node after import: {}), --max-old-space-size={}, pi {}",
-                        j["sessions"],
-                        mb(r.max_rss_kb),
-                        mb(j["baseRssKB"].as_u64().unwrap_or(0)),
-                        cli.max_old_space,
-                        j["piVersion"].as_str().unwrap_or("?")
-                    ),
-                );
-                if j["sessions"].as_u64() != Some(c.files.len() as u64) {
-                    rep.row("", "".into(), format!("note: pi listed {} of {} files", j["sessions"], c.files.len()));
-                }
-                rep.set("piVersion", j["piVersion"].clone());
-                rep.set("node", j["node"].clone());
-                rep.set("piListAllS", (ms / 1e3).into());
-                rep.set("piListAllRssMB", (r.max_rss_kb as f64 / 1024.0).into());
-                pi_list_s = Some(ms / 1e3);
-                pi_list_rss = Some(r.max_rss_kb);
-            }
-            Ok((r, _)) => {
-                rep.fail("SessionManager.listAll()", r.describe_failure());
-                rep.set("piListAllFailure", r.describe_failure().into());
-            }
-            Err(e) => rep.fail("SessionManager.listAll()", e.to_string()),
+        if let Some(n) = note {
+            rep.row("pi 1.6.0", "skipped".into(), n);
         }
-        if cli.pi_default_heap {
-            match run_pi(cli, None, &[OsStr::new("listall"), agent.as_os_str()]) {
-                Ok((r, Some(j))) if r.ok() => {
-                    let ms = j["ms"].as_f64().unwrap_or(0.0);
-                    rep.row("SessionManager.listAll(), Node's default heap", secs(ms / 1e3), format!("peak RSS {}", mb(r.max_rss_kb)));
-                    rep.set("piListAllDefaultHeapS", (ms / 1e3).into());
-                }
-                Ok((r, _)) => {
-                    // Expected on big corpora: not a failure of the benchmark.
-                    rep.row("SessionManager.listAll(), Node's default heap", "died".into(), format!("{} after {}", r.describe_failure(), secs(r.secs)));
-                    rep.set("piListAllDefaultHeap", format!("died after {:.1} s: {}", r.secs, r.describe_failure()).into());
-                }
-                Err(e) => rep.fail("listAll (default heap)", e.to_string()),
+        for pi in &pis {
+            rep.section(&format!("{} (bench/pi-side.mjs, warm)", pi.label));
+            let pr = pi_steps::run_steps(cli, pi, c, &biggest, &work, &list0, rep, pi.key == "pi");
+            if let Some(x) = pr.list {
+                pi_list.push((pi.key, x.0, x.1));
             }
-        }
-        let big_list = work.join("biggest.txt");
-        let _ = std::fs::write(&big_list, format!("{}\n", biggest.display()));
-        let tmp = work.clone().into_os_string();
-        let bl = big_list.clone().into_os_string();
-        match run_pi(cli, Some(cli.max_old_space), &[OsStr::new("open"), bl.as_os_str(), OsStr::new("--tmp"), tmp.as_os_str()]) {
-            Ok((r, Some(j))) if r.ok() => {
-                let s = j["ms"].as_f64().unwrap_or(0.0) / 1e3;
-                rep.row(
-                    "open + getTree + buildSessionContext (biggest)",
-                    secs(s),
-                    format!(
-                        "open {}, getTree {}, buildSessionContext {}; peak RSS {}",
-                        secs(j["openMs"].as_f64().unwrap_or(0.0) / 1e3),
-                        secs(j["treeMs"].as_f64().unwrap_or(0.0) / 1e3),
-                        secs(j["ctxMs"].as_f64().unwrap_or(0.0) / 1e3),
-                        mb(r.max_rss_kb)
-                    ),
-                );
-                rep.set("piOpenBiggestS", s.into());
-                rep.set("piOpenBiggestParts", json!({"openS": j["openMs"].as_f64().unwrap_or(0.0) / 1e3, "getTreeS": j["treeMs"].as_f64().unwrap_or(0.0) / 1e3, "buildSessionContextS": j["ctxMs"].as_f64().unwrap_or(0.0) / 1e3}));
-                rep.set("piOpenBiggestRssMB", (r.max_rss_kb as f64 / 1024.0).into());
-                pi_big_s = Some(s);
-                pi_big_rss = Some(r.max_rss_kb);
-                if j["rewrote"].as_u64().unwrap_or(0) > 0 {
-                    rep.row("", "".into(), "note: pi rewrote the (copied) file on open".into());
-                }
+            if let Some(x) = pr.big {
+                pi_big.push((pi.key, x.0, x.1));
             }
-            Ok((r, _)) => rep.fail("pi open biggest", r.describe_failure()),
-            Err(e) => rep.fail("pi open biggest", e.to_string()),
-        }
-        // Every file, in a seeded random order, within the budget.
-        let mut order: Vec<&(PathBuf, u64)> = c.files.iter().collect();
-        let mut rng = Rng::new(cli.seed ^ 0xa11);
-        for i in (1..order.len()).rev() {
-            order.swap(i, rng.index(i + 1));
-        }
-        let all_list = work.join("all.txt");
-        let _ = std::fs::write(&all_list, order.iter().map(|f| format!("{}\n", f.0.display())).collect::<String>());
-        let _ = cat_all(c, &list0);
-        let al = all_list.into_os_string();
-        let budget = format!("{}", (cli.open_budget * 1e3) as u64);
-        match run_pi(
-            cli,
-            Some(cli.max_old_space),
-            &[OsStr::new("open"), al.as_os_str(), OsStr::new("--budget-ms"), OsStr::new(&budget), OsStr::new("--tmp"), tmp.as_os_str()],
-        ) {
-            Ok((r, Some(j))) if r.ok() => {
-                let s = j["ms"].as_f64().unwrap_or(0.0) / 1e3;
-                let done = j["done"].as_u64().unwrap_or(0);
-                let bytes = j["bytes"].as_u64().unwrap_or(0);
-                let complete = j["complete"].as_bool().unwrap_or(false);
-                let total = if complete || bytes == 0 { s } else { s * c.bytes as f64 / bytes as f64 };
-                let label = if complete {
-                    "open + getTree + buildSessionContext, every file"
-                } else {
-                    "open + getTree + buildSessionContext, every file (EXTRAPOLATED)"
-                };
-                let note = if complete {
-                    format!(
-                        "{done} files, {:.2} GB/s, slowest file {}, peak RSS {}",
-                        gbps(bytes, s),
-                        secs(j["maxFileMs"].as_f64().unwrap_or(0.0) / 1e3),
-                        mb(r.max_rss_kb)
-                    )
-                } else {
-                    format!(
-                        "measured {done} of {} files ({:.2} of {:.2} GB) in {} within the {:.0} s budget, scaled by bytes; peak RSS {}",
-                        c.files.len(),
-                        bytes as f64 / 1e9,
-                        c.bytes as f64 / 1e9,
-                        secs(s),
-                        cli.open_budget,
-                        mb(r.max_rss_kb)
-                    )
-                };
-                rep.row(label, secs(total), note);
-                rep.set("piOpenAllS", total.into());
-                rep.set("piOpenAllExtrapolated", (!complete).into());
-                rep.set("piOpenAllMeasured", json!({"files": done, "bytes": bytes, "s": s}));
-                rep.set("piOpenAllRssMB", (r.max_rss_kb as f64 / 1024.0).into());
-                if j["rewrote"].as_u64().unwrap_or(0) > 0 {
-                    rep.row("", "".into(), format!("note: pi rewrote {} (copied) files on open", j["rewrote"]));
-                }
-                pi_all_s = Some(total);
+            if pi.key == "pi" {
+                pi_all_s = pr.all;
             }
-            Ok((r, _)) => rep.fail("pi open every file", r.describe_failure()),
-            Err(e) => rep.fail("pi open every file", e.to_string()),
         }
         let after = stamp_all(c);
         let changed = before.iter().zip(&after).filter(|(a, b)| a != b).count();
@@ -797,50 +687,36 @@ fn bench(cli: &Cli, c: &Corpus, rep: &mut Report) -> ExitCode {
             rep.row("corpus unchanged after pi", "yes".into(), "(size and mtime of every file)".into());
         }
     }
-
-    // ---- ratios
-    rep.section("ratios (pi / ours; higher = we are faster or smaller)");
-    let ours_big = match (tree_s, ctx_s) {
-        (Some(a), Some(b)) => Some(a + b),
-        _ => None,
-    };
-    let kb = |x: Option<u64>| x.map(|k| k as f64);
-    let ratios = [
-        ("listing: listAll / list (first run)", ratio(pi_list_s, list_s[0]), "oursListFirst"),
-        ("listing: listAll / list (second run)", ratio(pi_list_s, list_s[1]), "oursListSecond"),
-        ("listing peak RSS: listAll / list (first run)", ratio(kb(pi_list_rss), kb(list_rss)), "listRss"),
-        ("full index: open+getTree+context of every file / check", ratio(pi_all_s, check_s), "fullIndex"),
-        ("full index: listAll / check", ratio(pi_list_s, check_s), "listAllVsCheck"),
-        ("full index peak RSS: listAll / check", ratio(kb(pi_list_rss), kb(check_rss)), "checkRss"),
-        ("biggest file: open+getTree+context / (tree + context)", ratio(pi_big_s, ours_big), "biggestTreeAndContext"),
-        ("biggest file: open+getTree+context / tree", ratio(pi_big_s, tree_s), "biggestTree"),
-        ("biggest file peak RSS: pi / tree", ratio(kb(pi_big_rss), kb(tree_rss)), "biggestRss"),
-        ("ours check / cat (1.0 = disk-speed floor)", ratio(check_s, cat_s), "checkOverCat"),
-    ];
-    let mut rj = serde_json::Map::new();
-    for (label, r, key) in ratios {
-        if let Some(r) = r {
-            rep.row(label, format!("{r:.1}×"), String::new());
-            rj.insert(key.to_string(), ((r * 100.0).round() / 100.0).into());
-        }
-    }
-    rep.set("ratios", Value::Object(rj));
-    let profile = c.manifest.as_ref().and_then(|m| m["profile"].as_str().map(str::to_string)).or_else(|| cli.profile.clone());
-    rep.set("profile", profile.into());
-    rep.set("failures", rep.failures.clone().into());
     let _ = std::fs::remove_dir_all(&work);
 
-    println!();
-    rep.print();
-    if !rep.failures.is_empty() {
-        println!("FAILED: {}", rep.failures.join("; "));
-    }
-    if cli.json {
-        println!("{}", Value::Object(rep.json.clone()));
-    }
-    if rep.failures.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    }
+    // ---- ratios
+    let mut out = Vec::new();
+    let mut add = |key: &'static str, label: &'static str, v: Option<f64>, unit: &'static str| {
+        if let Some(value) = v {
+            out.push(Ratio { key, label, value, unit });
+        }
+    };
+    add("checkOverCat", "full index ÷ cat, warm (≤ 1.5×)", ratio(check[0].as_ref().map(|t| t.secs), cat_s[0]), "×");
+    add("checkOverCatCold", "full index ÷ cat, cold (≤ 1.5×)", ratio(check[1].as_ref().map(|t| t.secs), cat_s[1]), "×");
+    let find = |v: &[(&'static str, f64, u64)], k: &str| v.iter().find(|x| x.0 == k).map(|x| x.1);
+    let findm = |v: &[(&'static str, f64, u64)], k: &str| v.iter().find(|x| x.0 == k).map(|x| x.2 as f64);
+    add("biggestPi073", "big session open+tree+context: pi 0.73.1 ÷ ours, warm (≥ 40×)", ratio(find(&pi_big, "pi"), big[0]), "×");
+    add("biggestPi16", "big session open+tree+context: pi 1.6.0 ÷ ours, warm (≥ 40×)", ratio(find(&pi_big, "pi16"), big[0]), "×");
+    add("biggestPi073Cold", "big session: pi 0.73.1 (warm) ÷ ours (cold)", ratio(find(&pi_big, "pi"), big[1]), "×");
+    add("biggestPi16Cold", "big session: pi 1.6.0 (warm) ÷ ours (cold)", ratio(find(&pi_big, "pi16"), big[1]), "×");
+    let lf = |m: usize| list_first[m].as_ref().map(|t: &Timed| t.secs);
+    add("listFirstPi073", "first listing, no cache: pi 0.73.1 listAll ÷ ours, warm (≥ 30×)", ratio(find(&pi_list, "pi"), lf(0)), "×");
+    add("listFirstPi16", "first listing, no cache: pi 1.6.0 listAll ÷ ours, warm (≥ 30×)", ratio(find(&pi_list, "pi16"), lf(0)), "×");
+    add("listFirstPi073Cold", "first listing: pi 0.73.1 (warm) ÷ ours (cold)", ratio(find(&pi_list, "pi"), lf(1)), "×");
+    add("listSecondPi073", "listing, cache warm: pi 0.73.1 listAll ÷ ours", ratio(find(&pi_list, "pi"), list_second.as_ref().map(|t| t.secs)), "×");
+    add("fullIndexPi073", "every file: pi 0.73.1 open+getTree+context ÷ our check", ratio(pi_all_s, check[0].as_ref().map(|t| t.secs)), "×");
+    add("bigRssPi073", "big session peak RSS: pi 0.73.1 ÷ ours", ratio(findm(&pi_big, "pi"), tree_rss.map(|k| k as f64)), "×");
+    add("bigRssPi16", "big session peak RSS: pi 1.6.0 ÷ ours", ratio(findm(&pi_big, "pi16"), tree_rss.map(|k| k as f64)), "×");
+    add("listRssPi073", "first listing peak RSS: pi 0.73.1 ÷ ours", ratio(findm(&pi_list, "pi"), list_first[0].as_ref().map(|t| t.rss_kb as f64)), "×");
+    add("checkRssMB", "full index peak RSS, MB (≤ 400)", check[0].as_ref().map(|t| t.rss_kb as f64 / 1024.0), "MB");
+    add("bigRssMB", "big session peak RSS (tree, context), MB", tree_rss.map(|k| k as f64 / 1024.0), "MB");
+    let per_core = |t: &Option<Timed>| entries.zip(t.as_ref()).map(|(e, t)| e as f64 / t.secs / cpus.max(1) as f64);
+    add("entriesPerSecPerCore", "full index: entries per second per core, warm", per_core(&check[0]), "k/s");
+    add("entriesPerSecPerCoreCold", "full index: entries per second per core, cold", per_core(&check[1]), "k/s");
+    out
 }

@@ -186,11 +186,13 @@ impl Doc {
     }
 }
 
-/// Size classes of the generated lines: normal sessions, or the big file's leaner mix.
+/// Size classes of the generated lines: normal sessions, the big file's leaner mix, or short
+/// tool-heavy sessions (normal lines, but short tool results: about 1.5 KB per entry).
 #[derive(Clone, Copy, PartialEq)]
 enum Mix {
     Normal,
     Big,
+    Short,
 }
 
 struct Gen<'a> {
@@ -250,6 +252,15 @@ impl<'a> Gen<'a> {
                     self.rng.log_uniform(4_000, 20_000)
                 } else {
                     self.rng.log_uniform(20_000, 200_000)
+                }
+            }
+            Mix::Short => {
+                if r < 0.38 {
+                    self.rng.range(100, 900)
+                } else if r < 0.90 {
+                    self.rng.range(900, 3_000)
+                } else {
+                    self.rng.log_uniform(3_000, 11_000)
                 }
             }
             Mix::Big => {
@@ -325,7 +336,7 @@ impl<'a> Gen<'a> {
             args.extend(&new);
             args.extend(b"\"}");
             let diff_len = match self.mix {
-                Mix::Normal => self.rng.range(200, 2_500),
+                Mix::Normal | Mix::Short => self.rng.range(200, 2_500),
                 Mix::Big => self.rng.range(60, 500),
             } as usize;
             let mut d = Vec::from(&b"{\"diff\":\""[..]);
@@ -335,7 +346,7 @@ impl<'a> Gen<'a> {
             ("edit", format!("Successfully replaced text in {file}.").into_bytes())
         } else if r < 91 {
             let n = match self.mix {
-                Mix::Normal => self.rng.log_uniform(300, 8_000),
+                Mix::Normal | Mix::Short => self.rng.log_uniform(300, 8_000),
                 Mix::Big => self.rng.range(100, 900),
             } as usize;
             let content = self.code(n).to_vec();
@@ -360,7 +371,7 @@ impl<'a> Gen<'a> {
             return None;
         }
         let n = match self.mix {
-            Mix::Normal => self.rng.log_uniform(80, 2_500),
+            Mix::Normal | Mix::Short => self.rng.log_uniform(80, 2_500),
             Mix::Big => self.rng.range(40, 300),
         } as usize;
         let t = self.prose(n);
@@ -405,16 +416,16 @@ impl<'a> Gen<'a> {
         let ts = d.tick(&mut self.rng, 5_000, 400_000);
         let r = self.rng.f64();
         let (text, image) = match self.mix {
-            Mix::Normal if r < 0.08 => {
+            Mix::Normal | Mix::Short if r < 0.08 => {
                 let n = self.rng.log_uniform(1_000, 8_000) as usize;
                 (self.log(n), None)
             }
-            Mix::Normal if r < 0.084 => {
+            Mix::Normal | Mix::Short if r < 0.084 => {
                 let n = self.rng.log_uniform(30_000, 300_000) as usize;
                 let n2 = self.rng.range(20, 200) as usize;
                 (self.prose(n2), Some(("image/png", text::cut_base64(&self.pools.base64, &mut self.rng, n))))
             }
-            Mix::Normal => {
+            Mix::Normal | Mix::Short => {
                 let n = self.rng.log_uniform(30, 700) as usize;
                 (self.prose(n), None)
             }
@@ -472,7 +483,7 @@ impl<'a> Gen<'a> {
         let first = users[keep_turns];
         let kept = ctx - d.nodes[first as usize].ctx + d.nodes[first as usize].len as u64;
         let n = match self.mix {
-            Mix::Normal => self.rng.range(1_500, 6_000),
+            Mix::Normal | Mix::Short => self.rng.range(1_500, 6_000),
             Mix::Big => self.rng.range(600, 2_000),
         } as usize;
         let mut summary = Vec::from(&b"## Goal\\n"[..]);
@@ -538,7 +549,7 @@ impl<'a> Gen<'a> {
         }
         if self.rng.chance(0.02) {
             let n = match self.mix {
-                Mix::Normal => self.rng.log_uniform(50, 5_000),
+                Mix::Normal | Mix::Short => self.rng.log_uniform(50, 5_000),
                 Mix::Big => self.rng.range(30, 600),
             } as usize;
             let out = self.log(n);
@@ -567,7 +578,7 @@ impl<'a> Gen<'a> {
             }
             let text_len = if self.rng.chance(0.5) {
                 match self.mix {
-                    Mix::Normal => self.rng.log_uniform(40, 500),
+                    Mix::Normal | Mix::Short => self.rng.log_uniform(40, 500),
                     Mix::Big => self.rng.range(30, 250),
                 }
             } else {
@@ -581,8 +592,8 @@ impl<'a> Gen<'a> {
             }
         }
         let text_len = match self.mix {
-            Mix::Normal if self.rng.chance(0.05) => self.rng.log_uniform(1_500, 4_000),
-            Mix::Normal => self.rng.log_uniform(250, 900),
+            Mix::Normal | Mix::Short if self.rng.chance(0.05) => self.rng.log_uniform(1_500, 4_000),
+            Mix::Normal | Mix::Short => self.rng.log_uniform(250, 900),
             Mix::Big => self.rng.log_uniform(200, 700),
         } as usize;
         self.assistant(d, &[], text_len);
@@ -655,6 +666,8 @@ pub enum Profile {
     Small,
     Medium,
     Large,
+    /// Short, tool-heavy sessions: about 1.5 KB per entry.
+    Short,
 }
 
 impl Profile {
@@ -663,6 +676,7 @@ impl Profile {
             "small" => Some(Profile::Small),
             "medium" => Some(Profile::Medium),
             "large" => Some(Profile::Large),
+            "short" => Some(Profile::Short),
             _ => None,
         }
     }
@@ -672,6 +686,7 @@ impl Profile {
             Profile::Small => "small",
             Profile::Medium => "medium",
             Profile::Large => "large",
+            Profile::Short => "short",
         }
     }
 
@@ -680,7 +695,7 @@ impl Profile {
         match self {
             Profile::Small => (50, 25_000_000),
             Profile::Medium => (500, 250_000_000),
-            Profile::Large => (10_000, 5_000_000_000),
+            Profile::Large | Profile::Short => (10_000, 5_000_000_000),
         }
     }
 }
@@ -694,6 +709,8 @@ pub struct Options {
     /// Entries of the big file (200,000 for the real thing); `None` = no big file.
     pub big_entries: Option<usize>,
     pub threads: usize,
+    /// Short tool-heavy entries (the `short` profile) instead of the normal mix.
+    pub short: bool,
 }
 
 struct PlannedFile {
@@ -1001,8 +1018,10 @@ fn write_doc(d: &Doc) -> std::io::Result<()> {
     Ok(())
 }
 
-fn gen_family(seed: u64, k: usize, fam: &Family, cwds: &[String], sessions: &Path, pools: &Pools, stats: &mut Stats) -> std::io::Result<()> {
-    let mut g = Gen { rng: Rng::derive(seed, 0xfa, k as u64), pools, mix: Mix::Normal, reask: true };
+#[allow(clippy::too_many_arguments)]
+fn gen_family(seed: u64, k: usize, fam: &Family, cwds: &[String], sessions: &Path, pools: &Pools, short: bool, stats: &mut Stats) -> std::io::Result<()> {
+    let mix = if short { Mix::Short } else { Mix::Normal };
+    let mut g = Gen { rng: Rng::derive(seed, 0xfa, k as u64), pools, mix, reask: true };
     let mut docs: Vec<Doc> = Vec::with_capacity(fam.files.len());
     for p in &fam.files {
         let cwd = &cwds[p.cwd];
@@ -1151,8 +1170,8 @@ pub fn generate(o: &Options) -> std::io::Result<Stats> {
                     }
                     let r = match (o.big_entries, j) {
                         (Some(n), 0) => gen_big(o.seed, n, &sessions, &pools, &mut st),
-                        (Some(_), j) => gen_family(o.seed, j - 1, &fams[j - 1], &cwds, &sessions, &pools, &mut st),
-                        (None, j) => gen_family(o.seed, j, &fams[j], &cwds, &sessions, &pools, &mut st),
+                        (Some(_), j) => gen_family(o.seed, j - 1, &fams[j - 1], &cwds, &sessions, &pools, o.short, &mut st),
+                        (None, j) => gen_family(o.seed, j, &fams[j], &cwds, &sessions, &pools, o.short, &mut st),
                     };
                     if let Err(e) = r {
                         *err.lock().unwrap() = Some(e);

@@ -16,7 +16,7 @@ fn files(root: &Path) -> Vec<PathBuf> {
 
 fn gen(dir: &Path, threads: usize) -> pi_session_bench::corpus::Stats {
     let _ = std::fs::remove_dir_all(dir);
-    generate(&Options { out: dir.to_path_buf(), seed: 5, files: 40, total_bytes: 8_000_000, big_entries: Some(3_000), threads }).unwrap()
+    generate(&Options { out: dir.to_path_buf(), seed: 5, files: 40, total_bytes: 8_000_000, big_entries: Some(3_000), threads, short: false }).unwrap()
 }
 
 #[test]
@@ -78,4 +78,23 @@ fn corpus_is_valid_and_deterministic() {
         assert!(std::fs::read(p).unwrap() == std::fs::read(&q).unwrap(), "{} differs", p.display());
     }
     std::fs::remove_dir_all(&base).unwrap();
+}
+
+#[test]
+fn short_profile_has_short_entries_that_index_cleanly() {
+    let dir = std::env::temp_dir().join(format!("pi-corpus-short-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let st = generate(&Options { out: dir.clone(), seed: 3, files: 30, total_bytes: 15_000_000, big_entries: None, threads: 2, short: true }).unwrap();
+    let normal_dir = dir.join("normal");
+    let normal = generate(&Options { out: normal_dir, seed: 3, files: 30, total_bytes: 15_000_000, big_entries: None, threads: 2, short: false }).unwrap();
+    let per_entry = |s: &pi_session_bench::corpus::Stats| s.bytes as f64 / s.entries as f64;
+    // About 1.5 KB per entry, and clearly shorter than the normal mix.
+    assert!((1_200.0..1_900.0).contains(&per_entry(&st)), "{} B per entry", per_entry(&st));
+    assert!(per_entry(&st) < 0.8 * per_entry(&normal), "{} vs {}", per_entry(&st), per_entry(&normal));
+    let listing = pi_session::listing::list(&dir.join("sessions"));
+    assert_eq!(listing.sessions.len(), 30);
+    for s in &listing.sessions {
+        assert!(!s.has_errors(), "{}: {:?}", s.path.display(), s.diagnostics);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -310,7 +310,11 @@ fn num(raw: Option<&str>) -> Option<f64> {
 }
 
 fn usage_of(raw: &str) -> Option<Usage> {
-    // The shape pi writes, parsed without allocating; anything else takes the lenient path.
+    // The shape pi writes, scanned in place (no serde); anything else takes the paths below.
+    if let Some([input, output, cache_read, cache_write, total_tokens, cost]) = crate::skeleton::usage_numbers(raw) {
+        return Some(Usage { input, output, cache_read, cache_write, total_tokens, cost });
+    }
+    // Other shapes serde can still read field by field; anything else takes the lenient path.
     #[derive(serde::Deserialize)]
     #[serde(rename_all = "camelCase")]
     struct Fast {

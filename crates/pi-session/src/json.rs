@@ -195,6 +195,9 @@ pub struct LineFields<'a> {
     pub replacement: Option<&'a str>,
     /// pi 1.x: a compaction's `systemMessage`.
     pub system_message: Option<&'a str>,
+    /// The line holds a `\uD800`–`\uDFFF` escape (paired or lone); false means it holds no
+    /// lone surrogate. (Set by the scanner; the serde reference leaves it false.)
+    pub surrogate_escape: bool,
 }
 
 /// The fields of a `message` object that indexing needs (never its content).
@@ -466,6 +469,11 @@ pub fn js_date_ms(v: &Loose<'_>) -> f64 {
 /// `THH:mm`, `:ss`, `.sss`, and `Z` or `±HH:mm`). Date-only forms are UTC; a date-time
 /// without an offset is local time in JavaScript, which we take as UTC.
 pub fn parse_iso_ms(s: &str) -> Option<f64> {
+    if s.len() == 24 {
+        if let Some(t) = iso_canonical(s.as_bytes()) {
+            return Some(t);
+        }
+    }
     let b = s.trim().as_bytes();
     let mut p = 0usize;
     let num = |p: &mut usize, n: usize| -> Option<i64> {
@@ -554,6 +562,30 @@ pub fn parse_iso_ms(s: &str) -> Option<f64> {
     if p != b.len() {
         return None;
     }
+    civil_ms(year, month, day, h, mi, sec, ms, offset_min)
+}
+
+/// `YYYY-MM-DDTHH:MM:SS.mmmZ`, the form pi writes (`toISOString()`), read without the general
+/// parser's steps; `None` for any other form.
+#[inline]
+fn iso_canonical(b: &[u8]) -> Option<f64> {
+    if b.len() != 24 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' || b[16] != b':' || b[19] != b'.' || b[23] != b'Z' {
+        return None;
+    }
+    let d = |i: usize| -> Option<i64> {
+        let c = b[i].wrapping_sub(b'0');
+        (c < 10).then_some(c as i64)
+    };
+    let two = |i: usize| Some(d(i)? * 10 + d(i + 1)?);
+    let year = two(0)? * 100 + two(2)?;
+    let ms = d(20)? * 100 + two(21)?;
+    civil_ms(year, two(5)?, two(8)?, two(11)?, two(14)?, two(17)?, ms, 0)
+}
+
+/// The time value of a validated date and time (`None` when a field is out of range).
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn civil_ms(year: i64, month: i64, day: i64, h: i64, mi: i64, sec: i64, ms: i64, offset_min: i64) -> Option<f64> {
     if !(1..=12).contains(&month) || day < 1 || day > days_in_month(year, month) || h > 24 || mi > 59 || sec > 59 {
         return None;
     }
@@ -630,6 +662,15 @@ mod tests {
     #[test]
     fn iso_dates_like_javascript() {
         assert_eq!(parse_iso_ms("1970-01-01T00:00:00.000Z"), Some(0.0));
+        // The canonical form's fast path checks what the general parser checks.
+        assert_eq!(parse_iso_ms("2025-06-10T10:21:28.622Z"), Some(1749550888622.0));
+        assert_eq!(parse_iso_ms("2024-02-29T23:59:59.999Z"), Some(1709251199999.0));
+        assert_eq!(parse_iso_ms("2025-02-29T00:00:00.000Z"), None);
+        assert_eq!(parse_iso_ms("2025-01-01T24:00:00.000Z"), Some(1735776000000.0));
+        assert_eq!(parse_iso_ms("2025-01-01T24:00:00.001Z"), None);
+        assert_eq!(parse_iso_ms("2025-01-01T00:60:00.000Z"), None);
+        assert_eq!(parse_iso_ms("2025-01-01T00:00:00.00xZ"), None);
+        assert_eq!(parse_iso_ms("2025-01-01t00:00:00.000Z"), Some(1735689600000.0));
         assert_eq!(parse_iso_ms("2025-01-01T00:00:01Z"), Some(1735689601000.0));
         assert_eq!(parse_iso_ms("2025-01-01T01:00:00+01:00"), Some(1735689600000.0));
         assert_eq!(parse_iso_ms("2025-01-01"), Some(1735689600000.0));

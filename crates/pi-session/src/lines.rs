@@ -65,17 +65,14 @@ impl<R: Read> BatchReader<R> {
         let mut buf = std::mem::take(&mut self.carry);
         loop {
             let want = buf.len() + self.target;
-            while !self.eof && buf.len() < want {
-                let have = buf.len();
-                buf.resize(want, 0);
-                match self.r.read(&mut buf[have..]) {
-                    Ok(0) => {
-                        buf.truncate(have);
-                        self.eof = true;
-                    }
-                    Ok(n) => buf.truncate(have + n),
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => buf.truncate(have),
-                    Err(e) => return Err(e),
+            if !self.eof && buf.len() < want {
+                // Read into the spare capacity (no zeroing of the buffer first: that was a
+                // whole extra pass over every byte); `read_to_end` retries interruptions.
+                buf.reserve_exact(want - buf.len());
+                let limit = (want - buf.len()) as u64;
+                let n = self.r.by_ref().take(limit).read_to_end(&mut buf)?;
+                if (n as u64) < limit {
+                    self.eof = true;
                 }
             }
             match memchr::memrchr(b'\n', &buf) {

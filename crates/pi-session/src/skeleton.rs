@@ -31,7 +31,50 @@ struct Scan<'a> {
     s: &'a str,
     b: &'a [u8],
     i: usize,
-    stack: Vec<u8>,
+    stack: Nest,
+    /// A `\uD800`–`\uDFFF` escape was seen (a surrogate, paired or not).
+    surrogate: bool,
+}
+
+/// The open containers (`{` or `[`): the first 32 levels inline (no allocation per line),
+/// deeper ones on the heap.
+#[derive(Default)]
+struct Nest {
+    small: [u8; 32],
+    len: usize,
+    deep: Vec<u8>,
+}
+
+impl Nest {
+    #[inline]
+    fn push(&mut self, c: u8) {
+        if self.len < self.small.len() {
+            self.small[self.len] = c;
+        } else {
+            self.deep.push(c);
+        }
+        self.len += 1;
+    }
+    #[inline]
+    fn pop(&mut self) {
+        self.len -= 1;
+        if self.len >= self.small.len() {
+            self.deep.pop();
+        }
+    }
+    #[inline]
+    fn len(&self) -> usize {
+        self.len
+    }
+    /// The innermost open container (the stack is not empty).
+    #[inline]
+    fn last(&self) -> u8 {
+        if self.len <= self.small.len() {
+            self.small[self.len - 1]
+        } else {
+            *self.deep.last().expect("deeper levels are on the heap")
+        }
+    }
 }
 
 const HI: u64 = 0x8080_8080_8080_8080;
@@ -143,9 +186,10 @@ impl<'a> Scan<'a> {
                 Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => self.i += 2,
                 Some(b'u') => {
                     let hex = self.b.get(self.i + 2..self.i + 6);
-                    if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
+                    let Some(h) = hex.filter(|h| h.iter().all(u8::is_ascii_hexdigit)) else {
                         return self.err("invalid \\u escape");
-                    }
+                    };
+                    self.surrogate |= matches!(h[0], b'd' | b'D') && matches!(h[1], b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F');
                     self.i += 6;
                 }
                 _ => return self.err("invalid escape"),
@@ -243,7 +287,7 @@ impl<'a> Scan<'a> {
                     return Ok(());
                 }
                 self.ws();
-                let top = *self.stack.last().expect("non-empty");
+                let top = self.stack.last();
                 match self.peek() {
                     Some(b',') => {
                         self.i += 1;
@@ -341,7 +385,7 @@ fn message<'a>(sc: &mut Scan<'a>) -> R<Option<MessageFields<'a>>> {
 
 /// Validates `text` as one JSON value and extracts the indexed fields of a top-level object.
 pub fn scan_line(text: &str) -> Result<LineFields<'_>, ScanError> {
-    let mut sc = Scan { s: text, b: text.as_bytes(), i: 0, stack: Vec::new() };
+    let mut sc = Scan { s: text, b: text.as_bytes(), i: 0, stack: Nest::default(), surrogate: false };
     sc.ws();
     let mut f = LineFields::default();
     if sc.peek() == Some(b'{') {
@@ -363,12 +407,159 @@ pub fn scan_line(text: &str) -> Result<LineFields<'_>, ScanError> {
     if sc.i != sc.b.len() {
         return sc.err("trailing characters");
     }
+    f.surrogate_escape = sc.surrogate;
     Ok(f)
+}
+
+/// The numbers of a `usage` object in the shape pi writes (`input`, `output`, `cacheRead`,
+/// `cacheWrite`, `totalTokens` as numbers, `cost` an object whose `total` is a number; other
+/// keys skipped), read without allocating: `[input, output, cacheRead, cacheWrite,
+/// totalTokens, cost.total]`, absent ones 0. `None` for anything else (a key twice, a value of
+/// another type, `cost` not such an object): the caller's general path decides those. Numbers
+/// are parsed correctly rounded, as `JSON.parse` does.
+pub(crate) fn usage_numbers(raw: &str) -> Option<[f64; 6]> {
+    if let Some(u) = pi_usage(raw) {
+        return Some(u);
+    }
+    let mut sc = Scan { s: raw, b: raw.as_bytes(), i: 0, stack: Nest::default(), surrogate: false };
+    let mut out = [0.0f64; 6];
+    let mut seen = 0u8;
+    let number = |sc: &mut Scan<'_>| -> R<Option<f64>> {
+        if !matches!(sc.peek(), Some(b'-' | b'0'..=b'9')) {
+            return Ok(None);
+        }
+        let start = sc.i;
+        sc.number()?;
+        let text = &sc.s[start..sc.i];
+        // Out of range (serde_json refuses those): left to the general path.
+        Ok(exact_decimal(text).or_else(|| text.parse::<f64>().ok().filter(|n| n.is_finite())))
+    };
+    let mut ok = true;
+    sc.ws();
+    let r = sc.object(|k, sc| {
+        let slot = match k {
+            "input" => 0,
+            "output" => 1,
+            "cacheRead" => 2,
+            "cacheWrite" => 3,
+            "totalTokens" => 4,
+            "cost" => 5,
+            _ => return sc.value(),
+        };
+        if seen & (1 << slot) != 0 {
+            ok = false;
+            return sc.value();
+        }
+        seen |= 1 << slot;
+        if slot < 5 {
+            match number(sc)? {
+                Some(n) => out[slot] = n,
+                None => {
+                    ok = false;
+                    sc.value()?;
+                }
+            }
+            return Ok(());
+        }
+        if sc.peek() != Some(b'{') {
+            ok = false;
+            return sc.value();
+        }
+        let mut total_seen = false;
+        sc.object(|k, sc| {
+            if k != "total" {
+                return sc.value();
+            }
+            match (total_seen, number(sc)?) {
+                (false, Some(n)) => out[5] = n,
+                _ => {
+                    ok = false;
+                    sc.value()?;
+                }
+            }
+            total_seen = true;
+            Ok(())
+        })
+    });
+    sc.ws();
+    (r.is_ok() && ok && sc.i == sc.b.len()).then_some(out)
+}
+
+/// `usage` exactly as pi writes it (these keys in this order, no spaces, plain decimals),
+/// matched byte by byte: most lines of a session carry one. `None` otherwise.
+fn pi_usage(raw: &str) -> Option<[f64; 6]> {
+    const KEYS: [&[u8]; 10] = [
+        b"{\"input\":",
+        b",\"output\":",
+        b",\"cacheRead\":",
+        b",\"cacheWrite\":",
+        b",\"totalTokens\":",
+        b",\"cost\":{\"input\":",
+        b",\"output\":",
+        b",\"cacheRead\":",
+        b",\"cacheWrite\":",
+        b",\"total\":",
+    ];
+    let b = raw.as_bytes();
+    let mut i = 0;
+    let mut out = [0.0f64; 6];
+    for (k, key) in KEYS.iter().enumerate() {
+        if !b[i..].starts_with(key) {
+            return None;
+        }
+        i += key.len();
+        let start = i;
+        while i < b.len() && matches!(b[i], b'0'..=b'9' | b'-' | b'.') {
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+        let v = exact_decimal(&raw[start..i])?;
+        match k {
+            0..=4 => out[k] = v,
+            9 => out[5] = v,
+            _ => {}
+        }
+    }
+    (&b[i..] == b"}}").then_some(out)
+}
+
+/// A JSON number without an exponent and with at most 15 significant digits (token counts,
+/// costs like `0.016999`): its digits and its power of ten are exact in an f64, so one
+/// division rounds correctly (Clinger's fast path) — the same value as `str::parse`.
+#[inline]
+fn exact_decimal(text: &str) -> Option<f64> {
+    const POW10: [f64; 16] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+    let b = text.as_bytes();
+    let (neg, digits) = match b.first() {
+        Some(b'-') => (true, &b[1..]),
+        _ => (false, b),
+    };
+    let mut m: u64 = 0;
+    let mut n = 0usize;
+    let mut frac: Option<usize> = None;
+    for (k, &c) in digits.iter().enumerate() {
+        match c {
+            b'0'..=b'9' => {
+                m = m * 10 + (c - b'0') as u64;
+                n += 1;
+            }
+            b'.' if frac.is_none() => frac = Some(k + 1),
+            _ => return None,
+        }
+        if n > 15 {
+            return None;
+        }
+    }
+    let scale = frac.map_or(0, |f| digits.len() - f);
+    let v = m as f64 / POW10[scale];
+    Some(if neg { -v } else { v })
 }
 
 /// True when `text` is one JSON value (the same test as [`scan_line`], without extraction).
 pub fn is_json(text: &str) -> bool {
-    let mut sc = Scan { s: text, b: text.as_bytes(), i: 0, stack: Vec::new() };
+    let mut sc = Scan { s: text, b: text.as_bytes(), i: 0, stack: Nest::default(), surrogate: false };
     sc.value().is_ok() && {
         sc.ws();
         sc.i == sc.b.len()
@@ -434,6 +625,50 @@ mod tests {
         assert_eq!(m.model, Some(r#""m""#));
         let e = scan_line(r#"{"t\u0079pe":"label"}"#).unwrap();
         assert_eq!(e.r#type, Some(r#""label""#));
+    }
+
+    #[test]
+    fn usage_numbers_match_the_general_parse() {
+        let u = usage_numbers(r#"{"input":3,"output":180,"cacheRead":41234,"cacheWrite":512,"totalTokens":41929,"cost":{"input":0.000009,"output":0.0027,"total":0.016999}}"#).unwrap();
+        assert_eq!(u, [3.0, 180.0, 41234.0, 512.0, 41929.0, 0.016999]);
+        // pi's exact shape, matched byte by byte, agrees with the general scan.
+        let pi = r#"{"input":6,"output":396,"cacheRead":4151,"cacheWrite":1475,"totalTokens":6028,"cost":{"input":0.000018,"output":0.00594,"cacheRead":0.001245,"cacheWrite":0.005531,"total":0.012734}}"#;
+        assert_eq!(pi_usage(pi), Some([6.0, 396.0, 4151.0, 1475.0, 6028.0, 0.012734]));
+        assert_eq!(pi_usage(&pi.replace("0.012734", "1.2e-2")), None);
+        assert_eq!(pi_usage(&pi.replace("6028", "\"6028\"")), None);
+        assert_eq!(pi_usage(&pi.replace("}}", "} }")), None);
+        assert_eq!(usage_numbers(&pi.replace("0.012734", "1.2e-2")).unwrap()[5], 0.012);
+        // Shapes left to the general path.
+        assert_eq!(usage_numbers(r#"{"input":1,"input":2}"#), None);
+        assert_eq!(usage_numbers(r#"{"input":"1"}"#), None);
+        assert_eq!(usage_numbers(r#"{"cost":0.5}"#), None);
+        assert_eq!(usage_numbers(r#"{"cost":{"total":null}}"#), None);
+        assert_eq!(usage_numbers(r#"{"input":1e400}"#), None);
+        assert_eq!(usage_numbers(r#"{"input":1,"#), None);
+        assert_eq!(usage_numbers(r#"{"other":[1,{"x":2}],"output":-0}"#).unwrap()[1].to_bits(), (-0.0f64).to_bits());
+    }
+
+    #[test]
+    fn exact_decimals_round_as_parse_does() {
+        let cases = ["0", "-0", "7", "41929", "0.016999", "0.000009", "123456789012345", "1234567.89012345", "0.1", "0.3", "-2.5", "9007199254740991"];
+        for c in cases {
+            let want: f64 = c.parse().unwrap();
+            match exact_decimal(c) {
+                Some(v) => assert_eq!(v.to_bits(), want.to_bits(), "{c}"),
+                None => assert!(c.trim_start_matches('-').replace('.', "").len() > 15, "{c}"),
+            }
+        }
+        // Exponents and long mantissas take the general parse.
+        assert_eq!(exact_decimal("1e5"), None);
+        assert_eq!(exact_decimal("1234567890123456"), None);
+    }
+
+    #[test]
+    fn surrogate_escapes_are_noted() {
+        assert!(!scan_line(r#"{"a":"\u00e9 \\ud800"}"#).unwrap().surrogate_escape);
+        assert!(scan_line(r#"{"a":"\ud83d\ude00"}"#).unwrap().surrogate_escape);
+        assert!(scan_line(r#"{"a":"\uDC00"}"#).unwrap().surrogate_escape);
+        assert!(!scan_line(r#"{"a":"\uD7FF\uE000"}"#).unwrap().surrogate_escape);
     }
 
     #[test]

@@ -85,7 +85,10 @@ fn check(s: &str) {
     // scanner) accept them. Compare acceptance against serde on the repaired text then.
     // A value that is not an object is decoded by the reference (a number beyond f64, a lone
     // surrogate are refused there); JSON.parse accepts them, as serde does when it skips.
-    if reference.is_err() && !s.trim_start().starts_with('{') {
+    // The same holds for such a number as the value of a key the reference decodes (a
+    // `message` that is a number, say).
+    let out_of_range = reference.as_ref().is_err_and(|e| e.to_string().starts_with("number out of range"));
+    if reference.is_err() && (!s.trim_start().starts_with('{') || out_of_range) {
         assert_eq!(fast.is_ok(), serde_json::from_str::<serde::de::IgnoredAny>(s).is_ok(), "acceptance differs for {s:?}");
         return;
     }
@@ -123,6 +126,8 @@ fn real_shapes() {
         r#"{"type":"label","id":"l","parentId":"a","timestamp":"t","targetId":"a","label":"x"}"#,
         r#"{"message":"not an object","id":"x"}"#,
         r#"{"message":{"role":"user","role":"assistant"}}"#,
+        // Found by `damaged_lines`: a number beyond f64 where the reference decodes the value.
+        r#"{"message":"user","message":12.0e785,"parentId":"user"}"#,
     ] {
         check(s);
     }

@@ -18,8 +18,9 @@ use std::time::Instant;
 struct Cli {
     /// Output folder (the agent dir: files go to OUT/sessions)
     out: PathBuf,
-    /// small (≈50 files), medium (≈500 files / 250 MB), large (10,000 files / 5 GB)
-    #[arg(long, value_parser = ["small", "medium", "large"])]
+    /// small (≈50 files), medium (≈500 files / 250 MB), large (10,000 files / 5 GB), short
+    /// (10,000 files / 5 GB of short, tool-heavy entries: about 1.5 KB each)
+    #[arg(long, value_parser = ["small", "medium", "large", "short"])]
     profile: Option<String>,
     /// Also write the big file (200,000 entries, a 100,000-deep chain, ~165 MB); alone without --profile
     #[arg(long)]
@@ -76,6 +77,7 @@ fn main() -> ExitCode {
         total_bytes: bytes,
         big_entries: cli.big_file.then_some(cli.big_entries),
         threads: cli.threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2)),
+        short: cli.profile.as_deref() == Some("short"),
     };
     let t = Instant::now();
     let st = match corpus::generate(&opts) {

@@ -1,0 +1,97 @@
+//! Children of pi-bench, measured: wall time to the last byte of output, peak RSS from `wait4`.
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+pub(super) struct Run {
+    /// From spawn to the last byte of stdout.
+    pub(super) secs: f64,
+    /// exit code, or -signal
+    pub(super) status: i32,
+    pub(super) max_rss_kb: u64,
+    pub(super) stdout: Vec<u8>,
+    pub(super) stdout_len: u64,
+    pub(super) stderr: Vec<u8>,
+}
+
+impl Run {
+    pub(super) fn ok(&self) -> bool {
+        self.status == 0
+    }
+
+    pub(super) fn describe_failure(&self) -> String {
+        let err = String::from_utf8_lossy(&self.stderr);
+        // V8's out-of-memory report is followed by a stack dump: show its headline.
+        let tail = match err.lines().find(|l| l.contains("FATAL ERROR") || l.contains("out of memory")) {
+            Some(l) => l.trim().to_string(),
+            None => err.lines().rev().take(4).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join(" | "),
+        };
+        if self.status < 0 {
+            format!("killed by signal {}{}: {tail}", -self.status, if -self.status == 9 || -self.status == 6 { " (out of memory?)" } else { "" })
+        } else {
+            format!("exit {}: {tail}", self.status)
+        }
+    }
+}
+
+/// Runs `cmd`, reading its stdout to the end (kept when `keep`), and reaps it with `wait4`
+/// for its own peak RSS.
+pub(super) fn run(cmd: &mut Command, keep: bool) -> std::io::Result<Run> {
+    run_opts(cmd, keep, false)
+}
+
+/// `oom_first`: should memory run out, the kernel ends this child before anything else.
+pub(super) fn run_opts(cmd: &mut Command, keep: bool, oom_first: bool) -> std::io::Result<Run> {
+    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    // A child's peak RSS counts this process's RSS at fork: give freed memory (an earlier
+    // child's parsed output) back first.
+    // SAFETY: no arguments; glibc only trims its own free lists.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    unsafe {
+        libc::malloc_trim(0);
+    }
+    let t = Instant::now();
+    let mut child = cmd.spawn()?;
+    let pid = child.id() as libc::pid_t;
+    if oom_first {
+        let _ = std::fs::write(format!("/proc/{pid}/oom_score_adj"), "1000");
+    }
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let errt = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = err.read_to_end(&mut v);
+        v
+    });
+    let mut stdout = Vec::new();
+    let mut n = 0u64;
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let k = out.read(&mut buf)?;
+        if k == 0 {
+            break;
+        }
+        n += k as u64;
+        if keep {
+            stdout.extend_from_slice(&buf[..k]);
+        }
+    }
+    let secs = t.elapsed().as_secs_f64();
+    let mut status = 0;
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+    if r < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    std::mem::forget(child); // reaped above
+    let status = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else if libc::WIFSIGNALED(status) {
+        -libc::WTERMSIG(status)
+    } else {
+        -1
+    };
+    Ok(Run { secs, status, max_rss_kb: ru.ru_maxrss as u64, stdout, stdout_len: n, stderr: errt.join().unwrap_or_default() })
+}
+

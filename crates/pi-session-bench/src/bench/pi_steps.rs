@@ -1,0 +1,162 @@
+//! pi's side of a corpus: `listAll()`, and `open + getTree + buildSessionContext` of the
+//! biggest file and (pi 0.73.1) of every file, through bench/pi-side.mjs.
+
+use super::{cat_all, gbps, mb, run_pi, secs, Cli, Corpus, Pi, Report};
+use crate::rng::Rng;
+use serde_json::json;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+/// (seconds, peak RSS in KB) of each step that succeeded.
+pub(super) struct PiFigures {
+    pub list: Option<(f64, u64)>,
+    pub big: Option<(f64, u64)>,
+    /// Every file (measured or extrapolated), seconds.
+    pub all: Option<f64>,
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn run_steps(cli: &Cli, pi: &Pi, c: &Corpus, biggest: &Path, work: &Path, list0: &Path, rep: &mut Report, every_file: bool) -> PiFigures {
+    let mut out = PiFigures { list: None, big: None, all: None };
+    let k = |s: &str| format!("{}{s}", pi.key);
+    let label = |s: &str| format!("{}: {s}", pi.label);
+    let _ = cat_all(c, list0); // warm again: the steps before may have evicted pages
+    let agent = c.agent_dir.clone().into_os_string();
+    match run_pi(cli, pi, Some(cli.max_old_space), &[OsStr::new("listall"), agent.as_os_str()]) {
+        Ok((r, Some(j))) if r.ok() => {
+            let ms = j["ms"].as_f64().unwrap_or(0.0);
+            rep.row(
+                &label("SessionManager.listAll()"),
+                secs(ms / 1e3),
+                format!(
+                    "{} sessions, peak RSS {} (Node after import: {}), --max-old-space-size={}, pi {}, Node {}",
+                    j["sessions"],
+                    mb(r.max_rss_kb),
+                    mb(j["baseRssKB"].as_u64().unwrap_or(0)),
+                    cli.max_old_space,
+                    j["piVersion"].as_str().unwrap_or("?"),
+                    j["node"].as_str().unwrap_or("?")
+                ),
+            );
+            if j["sessions"].as_u64() != Some(c.files.len() as u64) {
+                rep.row("", "".into(), format!("note: pi listed {} of {} files", j["sessions"], c.files.len()));
+            }
+            rep.set(&k("Version"), j["piVersion"].clone());
+            rep.set(&k("Node"), j["node"].clone());
+            rep.set(&k("ListAllS"), (ms / 1e3).into());
+            rep.set(&k("ListAllRssMB"), (r.max_rss_kb as f64 / 1024.0).into());
+            out.list = Some((ms / 1e3, r.max_rss_kb));
+        }
+        Ok((r, _)) => {
+            rep.fail(&label("SessionManager.listAll()"), r.describe_failure());
+            rep.set(&k("ListAllFailure"), r.describe_failure().into());
+        }
+        Err(e) => rep.fail(&label("SessionManager.listAll()"), e.to_string()),
+    }
+    if cli.pi_default_heap {
+        match run_pi(cli, pi, None, &[OsStr::new("listall"), agent.as_os_str()]) {
+            Ok((r, Some(j))) if r.ok() => {
+                let ms = j["ms"].as_f64().unwrap_or(0.0);
+                rep.row(&label("SessionManager.listAll(), Node's default heap"), secs(ms / 1e3), format!("peak RSS {}", mb(r.max_rss_kb)));
+                rep.set(&k("ListAllDefaultHeapS"), (ms / 1e3).into());
+            }
+            Ok((r, _)) => {
+                // Expected on big corpora: not a failure of the benchmark.
+                rep.row(&label("SessionManager.listAll(), Node's default heap"), "died".into(), format!("{} after {}", r.describe_failure(), secs(r.secs)));
+                rep.set(&k("ListAllDefaultHeap"), format!("died after {:.1} s: {}", r.secs, r.describe_failure()).into());
+            }
+            Err(e) => rep.fail(&label("listAll (default heap)"), e.to_string()),
+        }
+    }
+    let big_list = work.join("biggest.txt");
+    let _ = std::fs::write(&big_list, format!("{}\n", biggest.display()));
+    let tmp = work.to_path_buf().into_os_string();
+    let bl = big_list.clone().into_os_string();
+    let _ = cat_all(c, list0);
+    match run_pi(cli, pi, Some(cli.max_old_space), &[OsStr::new("open"), bl.as_os_str(), OsStr::new("--tmp"), tmp.as_os_str()]) {
+        Ok((r, Some(j))) if r.ok() => {
+            let s = j["ms"].as_f64().unwrap_or(0.0) / 1e3;
+            rep.row(
+                &label("open + getTree + buildSessionContext (biggest)"),
+                secs(s),
+                format!(
+                    "open {}, getTree {}, buildSessionContext {}; peak RSS {}",
+                    secs(j["openMs"].as_f64().unwrap_or(0.0) / 1e3),
+                    secs(j["treeMs"].as_f64().unwrap_or(0.0) / 1e3),
+                    secs(j["ctxMs"].as_f64().unwrap_or(0.0) / 1e3),
+                    mb(r.max_rss_kb)
+                ),
+            );
+            rep.set(&k("OpenBiggestS"), s.into());
+            rep.set(
+                &k("OpenBiggestParts"),
+                json!({"openS": j["openMs"].as_f64().unwrap_or(0.0) / 1e3, "getTreeS": j["treeMs"].as_f64().unwrap_or(0.0) / 1e3, "buildSessionContextS": j["ctxMs"].as_f64().unwrap_or(0.0) / 1e3}),
+            );
+            rep.set(&k("OpenBiggestRssMB"), (r.max_rss_kb as f64 / 1024.0).into());
+            out.big = Some((s, r.max_rss_kb));
+            if j["rewrote"].as_u64().unwrap_or(0) > 0 {
+                rep.row("", "".into(), "note: pi rewrote the (copied) file on open".into());
+            }
+        }
+        Ok((r, _)) => rep.fail(&label("open biggest"), r.describe_failure()),
+        Err(e) => rep.fail(&label("open biggest"), e.to_string()),
+    }
+    if !every_file {
+        return out;
+    }
+    // Every file, in a seeded random order, within the budget.
+    let mut order: Vec<&(PathBuf, u64)> = c.files.iter().collect();
+    let mut rng = Rng::new(cli.seed ^ 0xa11);
+    for i in (1..order.len()).rev() {
+        order.swap(i, rng.index(i + 1));
+    }
+    let all_list = work.join("all.txt");
+    let _ = std::fs::write(&all_list, order.iter().map(|f| format!("{}\n", f.0.display())).collect::<String>());
+    let _ = cat_all(c, list0);
+    let al = all_list.into_os_string();
+    let budget = format!("{}", (cli.open_budget * 1e3) as u64);
+    match run_pi(
+        cli,
+        pi,
+        Some(cli.max_old_space),
+        &[OsStr::new("open"), al.as_os_str(), OsStr::new("--budget-ms"), OsStr::new(&budget), OsStr::new("--tmp"), tmp.as_os_str()],
+    ) {
+        Ok((r, Some(j))) if r.ok() => {
+            let s = j["ms"].as_f64().unwrap_or(0.0) / 1e3;
+            let done = j["done"].as_u64().unwrap_or(0);
+            let bytes = j["bytes"].as_u64().unwrap_or(0);
+            let complete = j["complete"].as_bool().unwrap_or(false);
+            let total = if complete || bytes == 0 { s } else { s * c.bytes as f64 / bytes as f64 };
+            let what = if complete {
+                "open + getTree + buildSessionContext, every file"
+            } else {
+                "open + getTree + buildSessionContext, every file (EXTRAPOLATED)"
+            };
+            let note = if complete {
+                format!("{done} files, {:.2} GB/s, slowest file {}, peak RSS {}", gbps(bytes, s), secs(j["maxFileMs"].as_f64().unwrap_or(0.0) / 1e3), mb(r.max_rss_kb))
+            } else {
+                format!(
+                    "measured {done} of {} files ({:.2} of {:.2} GB) in {} within the {:.0} s budget, scaled by bytes; peak RSS {}",
+                    c.files.len(),
+                    bytes as f64 / 1e9,
+                    c.bytes as f64 / 1e9,
+                    secs(s),
+                    cli.open_budget,
+                    mb(r.max_rss_kb)
+                )
+            };
+            rep.row(&label(what), secs(total), note);
+            rep.set(&k("OpenAllS"), total.into());
+            rep.set(&k("OpenAllExtrapolated"), (!complete).into());
+            rep.set(&k("OpenAllMeasured"), json!({"files": done, "bytes": bytes, "s": s}));
+            rep.set(&k("OpenAllRssMB"), (r.max_rss_kb as f64 / 1024.0).into());
+            if j["rewrote"].as_u64().unwrap_or(0) > 0 {
+                rep.row("", "".into(), format!("note: pi rewrote {} (copied) files on open", j["rewrote"]));
+            }
+            out.all = Some(total);
+        }
+        Ok((r, _)) => rep.fail(&label("open every file"), r.describe_failure()),
+        Err(e) => rep.fail(&label("open every file"), e.to_string()),
+    }
+    out
+}
