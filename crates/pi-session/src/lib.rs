@@ -17,6 +17,7 @@ pub mod entry;
 pub mod explorer;
 pub mod export;
 pub mod forks;
+pub mod header;
 pub mod json;
 pub mod jssort;
 pub mod layout;
