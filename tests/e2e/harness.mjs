@@ -68,7 +68,7 @@ export class Harness {
 			DISPLAY: display,
 			PI_EXPLORER_DATA_DIR: this.dataDir,
 			PI_SESSION_CACHE_DIR: join(this.home, "cache"),
-			PI_EXPLORER_EXPORT_DIR: join(this.home, "exports"),
+			PI_EXPLORER_EXPORT_DIR: join(this.dataDir, "exports"),
 			WEBKIT_DISABLE_COMPOSITING_MODE: "1",
 		};
 		delete env.PI_CODING_AGENT_SESSION_DIR;

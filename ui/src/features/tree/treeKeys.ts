@@ -40,6 +40,8 @@ export const TREE_KEYS: [string, string][] = [
   ["[ ]", "previous / next branch point"],
   ["l  L", "label the entry"],
   ["F", "fork from the entry into a new session file"],
+  ["m  Ctrl+click", "mark the entry for Compare and Keep only these branches"],
+  ["c", "compare the two marked entries"],
   ["f", "cycle the filter"],
   ["/", "find in the session"],
   ["?", "this help"],
