@@ -14,7 +14,7 @@ fn close(a: f64, b: f64) -> bool {
 #[test]
 fn dashboard_figures_equal_the_sum_of_list_figures() {
     let dir = tempfile::tempdir().unwrap();
-    pi_session_bench::corpus::generate(&pi_session_bench::corpus::Options { out: dir.path().to_path_buf(), seed: 11, files: 30, total_bytes: 3_000_000, big_entries: None, threads: 2 }).unwrap();
+    pi_session_bench::corpus::generate(&pi_session_bench::corpus::Options { out: dir.path().to_path_buf(), seed: 11, files: 30, total_bytes: 3_000_000, big_entries: None, threads: 2, short: false }).unwrap();
     let root = dir.path().join("sessions");
     let list = pi_session::listing::list(&root);
     let (lt, lc): (f64, f64) = list.sessions.iter().fold((0.0, 0.0), |(t, c), s| (t + s.tokens, c + s.cost));

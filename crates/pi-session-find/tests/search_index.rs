@@ -12,7 +12,7 @@ use pi_session_find::{Query, SearchIndex};
 use serde_json::Value;
 
 fn corpus(dir: &Path, files: usize, bytes: u64) -> PathBuf {
-    pi_session_bench::corpus::generate(&pi_session_bench::corpus::Options { out: dir.to_path_buf(), seed: 7, files, total_bytes: bytes, big_entries: None, threads: 2 }).unwrap();
+    pi_session_bench::corpus::generate(&pi_session_bench::corpus::Options { out: dir.to_path_buf(), seed: 7, files, total_bytes: bytes, big_entries: None, threads: 2, short: false }).unwrap();
     dir.join("sessions")
 }
 
