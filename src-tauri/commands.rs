@@ -137,7 +137,7 @@ fn remember(state: &AppState) {
 
 /// Adds a sessions root (`name` defaults to the folder's) and remembers it.
 #[tauri::command(async)]
-pub fn add_root(state: State<'_, AppState>, path: String, name: Option<String>, read_only: bool) -> R<AppInfo> {
+pub fn add_root<Rt: tauri::Runtime>(app: tauri::AppHandle<Rt>, state: State<'_, AppState>, path: String, name: Option<String>, read_only: bool) -> R<AppInfo> {
     let mut spec = pi_session::roots::RootSpec::parse(&path);
     if let Some(n) = name.filter(|n| !n.trim().is_empty()) {
         spec.name = n.trim().to_string();
@@ -145,13 +145,16 @@ pub fn add_root(state: State<'_, AppState>, path: String, name: Option<String>, 
     spec.read_only = read_only;
     state.explorer().add_root(spec)?;
     remember(&state);
+    // Watched and indexed like the first root.
+    crate::roots_changed(&app);
     Ok(state.explorer().app_info())
 }
 
 #[tauri::command(async)]
-pub fn remove_root(state: State<'_, AppState>, name: String) -> R<AppInfo> {
+pub fn remove_root<Rt: tauri::Runtime>(app: tauri::AppHandle<Rt>, state: State<'_, AppState>, name: String) -> R<AppInfo> {
     state.explorer().remove_root(&name)?;
     remember(&state);
+    crate::roots_changed(&app);
     Ok(state.explorer().app_info())
 }
 

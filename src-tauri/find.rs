@@ -2,92 +2,104 @@
 //! The state is built beside the explorer's; the index builds in the background after the
 //! listing and is brought up to date (incrementally) before each query.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use pi_session::api::ApiError;
 use pi_session::dashboard::{Dashboard, DashboardQuery};
 use pi_session_find::organise::{Marks, Organiser, TagCount};
-use pi_session_find::{SearchIndex, SearchIndexProgress, SearchIndexStatus, SearchResults};
+use pi_session::explorer::Explorer;
+use pi_session_find::roots::{hits_in_file_all, search_all, status_all, update_all};
+use pi_session_find::{RootIndexes, SearchIndex, SearchIndexProgress, SearchIndexStatus, SearchResults};
 use tauri::{Emitter, State};
 
 use crate::AppState;
 
 type R<T> = Result<T, ApiError>;
 
-/// Opened on first use (a window that never searches or tags creates no database). The index
-/// is the one of the open root (another folder opened in the window gets its own).
+/// Opened on first use (a window that never searches or tags creates no database). Each root
+/// of the view has its own index (another folder opened in the window gets its own too).
 pub struct FindState {
-    index: Mutex<Option<(PathBuf, Arc<SearchIndex>)>>,
+    indexes: RootIndexes,
     organiser: OnceLock<Result<Organiser, ApiError>>,
     status: Arc<Mutex<SearchIndexStatus>>,
 }
 
+fn roots_of(ex: &Explorer) -> Vec<PathBuf> {
+    ex.roots().specs().iter().map(|s| s.path.clone()).collect()
+}
+
 impl FindState {
     pub fn new() -> FindState {
-        FindState { index: Mutex::new(None), organiser: OnceLock::new(), status: Arc::new(Mutex::new(SearchIndexStatus::default())) }
+        FindState { indexes: RootIndexes::new(), organiser: OnceLock::new(), status: Arc::new(Mutex::new(SearchIndexStatus::default())) }
     }
 
-    /// The index of `root`, opened when first asked for.
-    fn index(&self, root: &std::path::Path) -> R<Arc<SearchIndex>> {
-        let mut open = self.index.lock().unwrap();
-        if let Some((r, ix)) = open.as_ref() {
-            if r == root {
-                return Ok(ix.clone());
-            }
-        }
-        let ix = Arc::new(SearchIndex::open_default(root)?);
-        *open = Some((root.to_path_buf(), ix.clone()));
-        Ok(ix)
+    /// The indexes of the explorer's roots, opened when first asked for.
+    fn indexes(&self, ex: &Explorer) -> R<Vec<Arc<SearchIndex>>> {
+        Ok(self.indexes.of(&roots_of(ex))?)
     }
 
     fn organiser(&self) -> R<&Organiser> {
         self.organiser.get_or_init(|| Organiser::open(&crate::data_dir().join("organise.sqlite")).map_err(ApiError::from)).as_ref().map_err(Clone::clone)
     }
 
-    /// Builds or updates the index, reporting `search-index-progress` events.
-    pub fn build<R: tauri::Runtime>(&self, app: &tauri::AppHandle<R>, root: &std::path::Path) {
-        let Ok(ix) = self.index(root) else { return };
+    /// Builds or updates the index of every root, reporting `search-index-progress` events
+    /// (files done over files to do, across the roots).
+    pub fn build<R: tauri::Runtime>(&self, app: &tauri::AppHandle<R>, ex: &Explorer) {
+        let Ok(ixs) = self.indexes(ex) else { return };
         let status = self.status.clone();
         status.lock().unwrap().building = true;
-        let r = ix.update(|p| {
-            status.lock().unwrap().progress = p;
-            let _ = app.emit("search-index-progress", p);
-        });
+        let mut before = SearchIndexProgress::default();
+        let mut error = None;
+        for ix in &ixs {
+            let r = ix.update(|p| {
+                let all = SearchIndexProgress { done: before.done + p.done, total: before.total + p.total };
+                status.lock().unwrap().progress = all;
+                let _ = app.emit("search-index-progress", all);
+            });
+            before = status.lock().unwrap().progress;
+            if let Err(e) = r {
+                error = Some(e.to_string());
+            }
+        }
+        let all = status_all(&ixs).unwrap_or_default();
         let mut s = status.lock().unwrap();
         s.building = false;
-        s.error = r.err().map(|e| e.to_string());
-        s.files_indexed = ix.file_count().unwrap_or(0);
-        s.bytes_on_disk = ix.size_on_disk();
+        s.error = error;
+        s.files_indexed = all.files_indexed;
+        s.bytes_on_disk = all.bytes_on_disk;
         let _ = app.emit("search-index-progress", SearchIndexProgress { done: s.progress.total, total: s.progress.total });
     }
 }
 
 #[tauri::command(async)]
 pub fn search_index_status(state: State<'_, AppState>, find: State<'_, FindState>) -> R<SearchIndexStatus> {
-    let ix = find.index(state.explorer().root())?;
+    let all = status_all(&find.indexes(&state.explorer())?)?;
     let mut s = find.status.lock().unwrap().clone();
-    s.files_indexed = ix.file_count()?;
-    s.bytes_on_disk = ix.size_on_disk();
+    s.files_indexed = all.files_indexed;
+    s.bytes_on_disk = all.bytes_on_disk;
     Ok(s)
 }
 
-/// Runs a query on the index; unless the background build is running, the index first takes
-/// in what changed (a stat per file, then only appended lines).
+/// Runs a query on the indexes of every root; unless a background build is running, each
+/// index first takes in what changed (a stat per file, then only appended lines). Synced
+/// copies that the list shows once are left out of the hits.
 #[tauri::command(async)]
 pub fn search_indexed(state: State<'_, AppState>, find: State<'_, FindState>, query: String, limit: u32) -> R<SearchResults> {
-    let ix = find.index(state.explorer().root())?;
-    if !ix.is_building() {
-        ix.update(|_| {})?;
-    }
-    Ok(ix.search(&query, limit as usize)?)
+    let ex = state.explorer();
+    let ixs = find.indexes(&ex)?;
+    update_all(&ixs)?;
+    let hidden: HashSet<PathBuf> = ex.shadowed_copies().into_iter().map(|(p, _)| p).collect();
+    Ok(search_all(&ixs, &hidden, &query, limit as usize)?)
 }
 
 /// Ids of every entry of one session that a query matches (the bands in the tree).
 #[tauri::command(async)]
 pub fn search_hits_in_session(state: State<'_, AppState>, find: State<'_, FindState>, path: String, query: String) -> R<Vec<String>> {
-    Ok(find.index(state.explorer().root())?.hits_in_file(&query, &path)?)
+    let ex = state.explorer();
+    ex.resolve(&path)?;
+    Ok(hits_in_file_all(&find.indexes(&ex)?, &query, &path)?)
 }
 
 #[tauri::command(async)]

@@ -48,7 +48,8 @@ pub enum View {
 /// opened), the watchers of its roots, and where the roots added in the window are remembered.
 pub struct AppState {
     explorer: RwLock<Arc<Explorer>>,
-    watchers: Mutex<Vec<pi_session::watch::RootWatch>>,
+    /// The watchers of the explorer's roots, by root folder.
+    watchers: Mutex<Vec<(PathBuf, pi_session::watch::RootWatch)>>,
     pub data_dir: PathBuf,
 }
 
@@ -180,34 +181,56 @@ pub fn start_explorer<R: tauri::Runtime>(handle: &tauri::AppHandle<R>, explorer:
     explorer.set_progress_sink(Box::new(move |p| {
         let _ = progress.emit("index-progress", p);
     }));
-    let roots: Vec<PathBuf> = explorer.roots().specs().iter().map(|s| s.path.clone()).collect();
     let handle = handle.clone();
     // Watch the roots (the other roots' listings are rebuilt on request; their events make the
     // window ask), then build the listing while the window starts, so the page's first request
     // finds it ready.
     let _ = std::thread::Builder::new().name("prepare".into()).spawn(move || {
-        let mut watchers = Vec::new();
-        for (k, root) in roots.iter().enumerate() {
-            let watched = explorer.clone();
-            let events = handle.clone();
-            match pi_session::watch::watch_root(root, Duration::from_millis(60), move |ev| {
-                watched.root_changed();
-                let _ = events.emit("root-changed", ev);
-            }) {
-                Ok(w) => {
-                    if k == 0 {
-                        explorer.set_watched();
-                    }
-                    watchers.push(w);
-                }
-                Err(e) => tracing::warn!("cannot watch {}: {e}", root.display()),
-            }
-        }
-        // The previous roots' watchers (if any) stop when dropped here.
-        *handle.state::<AppState>().watchers.lock().unwrap() = watchers;
+        // A new explorer: the previous roots' watchers stop (they served the old one).
+        handle.state::<AppState>().watchers.lock().unwrap().clear();
+        watch_roots(&handle, &explorer);
         explorer.prepare();
-        // Then the search index, in the background (incremental after the first run).
-        handle.state::<find::FindState>().build(&handle, explorer.root());
+        // Then the search indexes, in the background (incremental after the first run).
+        handle.state::<find::FindState>().build(&handle, &explorer);
+    });
+}
+
+/// Watches every root of `explorer` that is not watched yet and stops watching roots it no
+/// longer has (after a root is added or removed in the window).
+pub fn watch_roots<R: tauri::Runtime>(handle: &tauri::AppHandle<R>, explorer: &Arc<Explorer>) {
+    let roots: Vec<PathBuf> = explorer.roots().specs().iter().map(|s| s.path.clone()).collect();
+    let state = handle.state::<AppState>();
+    let mut watchers = state.watchers.lock().unwrap();
+    watchers.retain(|(p, _)| roots.contains(p));
+    for (k, root) in roots.iter().enumerate() {
+        if watchers.iter().any(|(p, _)| p == root) {
+            continue;
+        }
+        let watched = explorer.clone();
+        let events = handle.clone();
+        match pi_session::watch::watch_root(root, Duration::from_millis(60), move |ev| {
+            watched.root_changed();
+            let _ = events.emit("root-changed", ev);
+        }) {
+            Ok(w) => {
+                if k == 0 {
+                    explorer.set_watched();
+                }
+                watchers.push((root.clone(), w));
+            }
+            Err(e) => tracing::warn!("cannot watch {}: {e}", root.display()),
+        }
+    }
+}
+
+/// After roots were added or removed in the window: watch the new ones, index them in the
+/// background.
+pub fn roots_changed<R: tauri::Runtime>(handle: &tauri::AppHandle<R>) {
+    let explorer = handle.state::<AppState>().explorer();
+    watch_roots(handle, &explorer);
+    let handle = handle.clone();
+    let _ = std::thread::Builder::new().name("index-roots".into()).spawn(move || {
+        handle.state::<find::FindState>().build(&handle, &explorer);
     });
 }
 

@@ -679,6 +679,40 @@ export const specs = [
 			await (await d.find("[data-testid=root-add-submit]")).click();
 			await until(async () => (await d.findAll("[data-testid=session-row]")).length === 10, "the desk's sessions back");
 			await h.shot("two-roots-added");
+
+		},
+	},
+	{
+		name: "a root added in the window is watched and searched: a session written there later is listed and found",
+		async run({ h, fx, dir }) {
+			const desk = join(dir, "desk-sessions");
+			const session = (file, id, ts, text) => {
+				mkdirSync(dirname(file), { recursive: true });
+				writeFileSync(
+					file,
+					JSON.stringify({ type: "session", version: 3, id, timestamp: ts, cwd: "/home/desk" }) +
+						"\n" +
+						JSON.stringify({ type: "message", id: id.slice(4, 12), parentId: null, timestamp: ts, message: { role: "user", content: text, timestamp: 1 } }) +
+						"\n",
+				);
+			};
+			session(join(desk, "--home-desk--", "2026-01-02T00-00-00-000Z_0197dddd-0000-7000-8000-000000000001.jsonl"), "0197dddd-0000-7000-8000-000000000001", "2026-01-02T00:00:00.000Z", "made on the desk");
+			const d = await h.open(["--sessions-dir", fx.root]);
+			await d.waitFor("[data-testid=session-row]");
+			const n0 = (await d.findAll("[data-testid=session-row]")).length;
+			await (await d.find("[data-testid=root-add]")).click();
+			await (await d.find("[data-testid=root-path-input]")).type(desk);
+			await (await d.find("[data-testid=root-name-input]")).type("desk");
+			await (await d.find("[data-testid=root-add-submit]")).click();
+			await until(async () => (await d.findAll("[data-testid=session-row]")).length === n0 + 1, "the desk's session listed");
+			// Only the added root changes now: its watcher tells the window.
+			const later = join(desk, "--home-desk--", "2026-01-03T00-00-00-000Z_0197eeee-0000-7000-8000-000000000002.jsonl");
+			session(later, "0197eeee-0000-7000-8000-000000000002", "2026-01-03T00:00:00.000Z", "quetzalcoatl written on the desk after it was added");
+			await until(async () => (await d.findAll("[data-testid=session-row]")).length === n0 + 2, "the session written in the added root listed", 5000);
+			// The full-text search spans both roots.
+			await (await d.find("[data-testid=search-input]")).type("quetzalcoatl");
+			await d.waitFor(`[data-testid=search-hit][data-path=${q(later)}]`, { what: "a hit in the added root" });
+			await h.shot("added-root-watched-and-searched");
 		},
 	},
 	...journeySpecs,

@@ -5,6 +5,8 @@
 //!   lines; a removed file leaves the index).
 //! * [`query`]: the query language (words, "phrases", `role:` `tool:` `cwd:` `model:` `label:`
 //!   `name:` `after:` `before:`).
+//! * [`roots`]: several roots searched as one (an index per root, answers merged, synced
+//!   prefix copies left out).
 //! * [`organise`]: tags, pins and archive, in SQLite in the app's data folder, keyed by session
 //!   id; never in session files.
 //!
@@ -13,9 +15,11 @@
 pub mod index;
 pub mod organise;
 pub mod query;
+pub mod roots;
 
 pub use index::{IndexHit, SearchIndex, SearchIndexProgress, SearchIndexStatus, SearchResults, SessionHits, UpdateStats};
 pub use query::Query;
+pub use roots::RootIndexes;
 
 /// Errors of this crate; `code()` is what the UI and the CLI branch on.
 #[derive(Debug, thiserror::Error)]

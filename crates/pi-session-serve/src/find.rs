@@ -1,17 +1,20 @@
-//! The served root's full-text index (the same SQLite FTS5 index as the window's, in the
-//! serving machine's cache folder), opened on first use and brought up to date before each
-//! query: only appended lines are read.
+//! The served roots' full-text indexes (the same SQLite FTS5 indexes as the window's, one per
+//! root, in the serving machine's cache folder), opened on first use and brought up to date
+//! before each query: only appended lines are read. Several roots are searched as one.
 
-use std::sync::{Arc, Mutex};
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::Arc;
 
 use pi_session::explorer::Explorer;
-use pi_session_find::{SearchIndex, SearchIndexStatus};
+use pi_session_find::roots::{hits_in_file_all, search_all, status_all, update_all};
+use pi_session_find::{RootIndexes, SearchIndex, SearchIndexStatus};
 
 use crate::ServeError;
 
 #[derive(Default)]
 pub struct Find {
-    index: Mutex<Option<Arc<SearchIndex>>>,
+    indexes: RootIndexes,
 }
 
 fn err(e: pi_session_find::Error) -> ServeError {
@@ -19,37 +22,31 @@ fn err(e: pi_session_find::Error) -> ServeError {
 }
 
 impl Find {
-    fn index(&self, ex: &Explorer) -> Result<Arc<SearchIndex>, ServeError> {
-        let mut open = self.index.lock().unwrap();
-        if let Some(ix) = open.as_ref() {
-            return Ok(ix.clone());
-        }
-        let ix = Arc::new(SearchIndex::open_default(ex.root()).map_err(err)?);
-        *open = Some(ix.clone());
-        Ok(ix)
+    fn indexes(&self, ex: &Explorer) -> Result<Vec<Arc<SearchIndex>>, ServeError> {
+        let roots: Vec<PathBuf> = ex.roots().specs().iter().map(|s| s.path.clone()).collect();
+        self.indexes.of(&roots).map_err(err)
     }
 
-    /// The index, brought up to date first (a stat per file, then only what was appended).
-    pub fn updated(&self, ex: &Explorer) -> Result<Arc<SearchIndex>, ServeError> {
-        let ix = self.index(ex)?;
-        if !ix.is_building() {
-            ix.update(|_| {}).map_err(err)?;
-        }
-        Ok(ix)
+    /// The indexes, brought up to date first (a stat per file, then only what was appended).
+    fn updated(&self, ex: &Explorer) -> Result<Vec<Arc<SearchIndex>>, ServeError> {
+        let ixs = self.indexes(ex)?;
+        update_all(&ixs).map_err(err)?;
+        Ok(ixs)
     }
 
     pub fn status(&self, ex: &Explorer) -> Result<SearchIndexStatus, ServeError> {
-        let ix = self.index(ex)?;
-        Ok(SearchIndexStatus { building: ix.is_building(), files_indexed: ix.file_count().map_err(err)?, bytes_on_disk: ix.size_on_disk(), ..Default::default() })
+        status_all(&self.indexes(ex)?).map_err(err)
     }
 
     pub fn search(&self, ex: &Explorer, query: &str, limit: usize) -> Result<pi_session_find::SearchResults, ServeError> {
-        self.updated(ex)?.search(query, limit).map_err(err)
+        let ixs = self.updated(ex)?;
+        let hidden: HashSet<PathBuf> = ex.shadowed_copies().into_iter().map(|(p, _)| p).collect();
+        search_all(&ixs, &hidden, query, limit).map_err(err)
     }
 
     pub fn hits_in_file(&self, ex: &Explorer, query: &str, path: &str) -> Result<Vec<String>, ServeError> {
-        // Confined to the root like every path argument; the index keys files as listed.
+        // Confined to the roots like every path argument; each index keys files as listed.
         ex.resolve(path).map_err(crate::commands::core)?;
-        self.updated(ex)?.hits_in_file(query, path).map_err(err)
+        hits_in_file_all(&self.updated(ex)?, query, path).map_err(err)
     }
 }

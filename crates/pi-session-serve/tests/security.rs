@@ -242,6 +242,20 @@ fn several_roots_are_served_in_one_view_and_a_browser_cannot_add_roots() {
     assert_eq!(rows.len(), 2 * n, "{list}");
     assert_eq!(rows.iter().filter(|r| r["root"] == "desk").count(), n);
 
+    // The full-text search spans both roots: the desk's copies answer beside the laptop's files.
+    let word = "session";
+    let r = api(a, &t, "search_indexed", json!({"query": word, "limit": 10000})).json();
+    let hit_paths: Vec<&str> = r["sessions"].as_array().unwrap().iter().map(|s| s["path"].as_str().unwrap()).collect();
+    assert!(hit_paths.iter().any(|p| std::path::Path::new(p).starts_with(&second)), "hits in the desk root: {r}");
+    assert!(hit_paths.iter().any(|p| !std::path::Path::new(p).starts_with(&second)), "hits in the laptop root: {r}");
+    let status = api(a, &t, "search_index_status", json!({})).json();
+    // Every file of both roots is indexed (the root's symlink too: read through, like pi).
+    let files = pi_session::scan::scan(&f.root).files.len() + pi_session::scan::scan(&second).files.len();
+    assert_eq!(status["filesIndexed"].as_u64().unwrap() as usize, files, "{status}");
+    let desk_hit = hit_paths.iter().find(|p| std::path::Path::new(p).starts_with(&second)).unwrap();
+    let bands = api(a, &t, "search_hits_in_session", json!({"path": desk_hit, "query": word})).json();
+    assert!(!bands.as_array().unwrap().is_empty(), "bands in a file of the second root: {bands}");
+
     // The read-only root refuses writes; the browser cannot add, remove or unlock roots.
     let file = session_files(&second)[0].display().to_string();
     let id = last_id(&session_files(&second)[0]);

@@ -228,3 +228,42 @@ fn roots_can_be_added_and_removed_but_not_the_first() {
     assert_eq!(ex.list_sessions(None).sessions.len(), 0);
     assert!(ex.add_root(RootSpec { name: "x".into(), path: a.join("missing"), read_only: false }).is_err());
 }
+
+#[test]
+fn a_limited_listing_over_several_roots_keeps_the_newest_and_the_parents_they_forked_from() {
+    let (_tmp, a, b) = two_roots();
+    const OTHER_ID: &str = "0197cccc-3333-7333-8333-333333333333";
+    // The parent on the laptop (last entry at 4 s), an unrelated session on the laptop (5 s),
+    // and on the desk the newest session (7 s), a fork of the laptop's parent.
+    let parent = a.join("--home-u-proj--").join(file_name(PARENT_ID));
+    write_lines(&parent, &parent_lines());
+    let mut other = parent_lines();
+    other[0] = header(OTHER_ID, None);
+    other.push(user("u5", Some("a2"), 5, "later"));
+    write_lines(&a.join("--home-u-proj--").join(file_name(OTHER_ID)), &other);
+    let foreign = format!("/Users/someone-else/.pi/agent/sessions/--home-u-proj--/{}", file_name(PARENT_ID));
+    let mut child = vec![header(CHILD_ID, Some(&foreign))];
+    child.extend(parent_lines()[1..4].iter().cloned());
+    child.push(assistant("a7", "u2", 7, "a different answer"));
+    write_lines(&b.join("--home-u-proj--").join(file_name(CHILD_ID)), &child);
+
+    let ex = explorer(&a, &b, false);
+    let all = ex.list_sessions(None);
+    assert_eq!(all.sessions.len(), 3);
+    assert!(!all.limited);
+
+    let first = ex.list_sessions(Some(1));
+    assert!(first.limited, "one of three asked for");
+    let mut ids: Vec<&str> = first.sessions.iter().map(|r| r.id.as_deref().unwrap()).collect();
+    ids.sort();
+    assert_eq!(ids, vec![PARENT_ID, CHILD_ID], "the newest session and, from the other root, the one it was forked from");
+    let child_row = rows_with_id(&first.sessions, CHILD_ID)[0];
+    assert_eq!(child_row.root.as_deref(), Some("desk"));
+    assert_eq!(child_row.fork_status, ForkStatus::Ok);
+    assert_eq!(rows_with_id(&first.sessions, PARENT_ID)[0].root.as_deref(), Some("laptop"));
+
+    let two = ex.list_sessions(Some(2));
+    assert!(two.limited);
+    assert_eq!(two.sessions.len(), 3, "the two newest (child, other) plus the child's parent");
+    assert!(!ex.list_sessions(Some(3)).limited);
+}

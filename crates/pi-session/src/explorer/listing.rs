@@ -57,27 +57,11 @@ impl Explorer {
     /// (and the parents they were forked from), for a quick first screen.
     pub fn list_sessions(&self, limit: Option<usize>) -> SessionList {
         if self.is_multi() {
-            return self.list_sessions_multi();
+            return self.list_sessions_multi(limit);
         }
         let snap = self.snapshot();
         let l = &snap.listing;
-        let mut keep: Vec<usize> = (0..l.sessions.len()).collect();
-        let limited = limit.is_some_and(|n| n < keep.len());
-        if let (true, Some(n)) = (limited, limit) {
-            keep.sort_by(|&a, &b| l.sessions[b].modified.unwrap_or(0.0).total_cmp(&l.sessions[a].modified.unwrap_or(0.0)));
-            keep.truncate(n);
-            let by_path: HashMap<&Path, usize> = l.sessions.iter().enumerate().map(|(i, s)| (s.path.as_path(), i)).collect();
-            let mut seen: std::collections::HashSet<usize> = keep.iter().copied().collect();
-            let mut k = 0;
-            while k < keep.len() {
-                let parent = snap.forks[keep[k]].parent_path.as_deref().and_then(|p| by_path.get(p)).copied();
-                if let Some(p) = parent.filter(|p| seen.insert(*p)) {
-                    keep.push(p);
-                }
-                k += 1;
-            }
-            keep.sort_unstable();
-        }
+        let (keep, limited) = most_recent(&l.sessions, &snap.forks, limit);
         let sessions: Vec<SessionRow> = keep.iter().map(|&i| session_row(&l.sessions[i], &snap.forks[i])).collect();
         SessionList {
             root: self.root.to_string_lossy().into_owned(),
@@ -123,6 +107,28 @@ pub(super) fn fork_node(s: &SessionSummary, f: &crate::forks::ForkInfo, root: Op
         status: f.status,
         root,
     }
+}
+
+/// The sessions a listing with `limit` keeps (indexes, in listing order): the `limit` most
+/// recently modified ones and, transitively, the sessions they were forked from. Whether
+/// anything was left out.
+pub(super) fn most_recent(sessions: &[SessionSummary], forks: &[crate::forks::ForkInfo], limit: Option<usize>) -> (Vec<usize>, bool) {
+    let mut keep: Vec<usize> = (0..sessions.len()).collect();
+    let Some(n) = limit.filter(|&n| n < keep.len()) else { return (keep, false) };
+    keep.sort_by(|&a, &b| sessions[b].modified.unwrap_or(0.0).total_cmp(&sessions[a].modified.unwrap_or(0.0)));
+    keep.truncate(n);
+    let by_path: HashMap<&Path, usize> = sessions.iter().enumerate().map(|(i, s)| (s.path.as_path(), i)).collect();
+    let mut seen: std::collections::HashSet<usize> = keep.iter().copied().collect();
+    let mut k = 0;
+    while k < keep.len() {
+        let parent = forks[keep[k]].parent_path.as_deref().and_then(|p| by_path.get(p)).copied();
+        if let Some(p) = parent.filter(|p| seen.insert(*p)) {
+            keep.push(p);
+        }
+        k += 1;
+    }
+    keep.sort_unstable();
+    (keep, true)
 }
 
 pub fn title_of(s: &SessionSummary) -> String {

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::listing::{fork_node, session_row};
+use super::listing::{fork_node, most_recent, session_row};
 use super::{Explorer, Lister};
 use crate::api::*;
 use crate::forks::ForkInfo;
@@ -120,16 +120,19 @@ impl Explorer {
         self.merged().0.sessions.into_iter().map(|s| s.summary).collect()
     }
 
-    pub(super) fn list_sessions_multi(&self) -> SessionList {
+    pub(super) fn list_sessions_multi(&self, limit: Option<usize>) -> SessionList {
         let (m, forks, indexed, total) = self.merged();
-        let sessions = m
-            .sessions
-            .iter()
-            .zip(&forks)
-            .map(|(s, f)| SessionRow {
-                root: Some(s.root.clone()),
-                diverged_at: s.diverged.as_ref().map(|d| d.offset as f64),
-                ..session_row(&s.summary, f)
+        let summaries: Vec<crate::summary::SessionSummary> = m.sessions.iter().map(|s| s.summary.clone()).collect();
+        let (keep, limited) = most_recent(&summaries, &forks, limit);
+        let sessions = keep
+            .into_iter()
+            .map(|i| {
+                let s = &m.sessions[i];
+                SessionRow {
+                    root: Some(s.root.clone()),
+                    diverged_at: s.diverged.as_ref().map(|d| d.offset as f64),
+                    ..session_row(&s.summary, &forks[i])
+                }
             })
             .collect();
         SessionList {
@@ -138,8 +141,17 @@ impl Explorer {
             other: m.other.iter().map(|o| PathNote { path: o.path.to_string_lossy().into_owned(), diagnostic: o.diagnostic.clone() }).collect(),
             indexed: indexed as u32,
             total: total as u32,
-            limited: false,
+            limited,
         }
+    }
+
+    /// Session files hidden from the listing because another root holds a longer copy of
+    /// the same bytes (a synced prefix copy); each with the file shown instead.
+    pub fn shadowed_copies(&self) -> Vec<(PathBuf, PathBuf)> {
+        if !self.is_multi() {
+            return Vec::new();
+        }
+        self.merged().0.alias.into_iter().collect()
     }
 
     pub(super) fn fork_graph_multi(&self) -> ForkGraph {

@@ -1,0 +1,113 @@
+//! Search over several sessions roots: one index per root (each in its own cache file, so a
+//! root added or removed costs nothing to the others), queried in turn and merged into one
+//! answer. Synced prefix copies that the listing shows once (the longer copy) are left out of
+//! the hits too, so a search never finds the same lines twice.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use crate::index::{SearchIndex, SearchIndexStatus, SearchResults};
+use crate::Error;
+
+/// The open indexes of the roots of a view, by root folder.
+#[derive(Default)]
+pub struct RootIndexes {
+    open: Mutex<Vec<Arc<SearchIndex>>>,
+}
+
+impl RootIndexes {
+    pub fn new() -> RootIndexes {
+        RootIndexes::default()
+    }
+
+    /// The indexes of `roots`, in that order: those already open are reused, the others are
+    /// opened (or created) in the cache folder; the indexes of roots not given are closed.
+    pub fn of(&self, roots: &[PathBuf]) -> Result<Vec<Arc<SearchIndex>>, Error> {
+        self.of_with(roots, |root| SearchIndex::open_default(root))
+    }
+
+    /// [`RootIndexes::of`] with the index file of each root chosen by `open`.
+    pub fn of_with(&self, roots: &[PathBuf], open: impl Fn(&Path) -> Result<SearchIndex, Error>) -> Result<Vec<Arc<SearchIndex>>, Error> {
+        let mut have = self.open.lock().unwrap();
+        let mut out = Vec::with_capacity(roots.len());
+        for root in roots {
+            match have.iter().find(|ix| ix.root() == root.as_path()) {
+                Some(ix) => out.push(ix.clone()),
+                None => out.push(Arc::new(open(root)?)),
+            }
+        }
+        *have = out.clone();
+        Ok(out)
+    }
+}
+
+/// Brings each index up to date (a stat per file, then only appended lines), unless its
+/// background build is running.
+pub fn update_all(indexes: &[Arc<SearchIndex>]) -> Result<(), Error> {
+    for ix in indexes {
+        if !ix.is_building() {
+            ix.update(|_| {})?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs `query` on every index and merges the answers: at most `limit` hits, sessions in the
+/// order of their newest hit (one root alone keeps its own order), files in `hidden` (copies
+/// shown under another file) left out.
+pub fn search_all(indexes: &[Arc<SearchIndex>], hidden: &HashSet<PathBuf>, query: &str, limit: usize) -> Result<SearchResults, Error> {
+    let limit = limit.clamp(1, 10_000);
+    let mut answers = Vec::with_capacity(indexes.len());
+    for ix in indexes {
+        answers.push(ix.search(query, limit)?);
+    }
+    Ok(merge(answers, hidden, query, limit))
+}
+
+fn merge(answers: Vec<SearchResults>, hidden: &HashSet<PathBuf>, query: &str, limit: usize) -> SearchResults {
+    let files_indexed = answers.iter().map(|a| a.files_indexed).sum();
+    let mut truncated = answers.iter().any(|a| a.truncated);
+    let several = answers.len() > 1;
+    let mut sessions: Vec<_> = answers.into_iter().flat_map(|a| a.sessions).filter(|s| !hidden.contains(Path::new(&s.path))).collect();
+    if several {
+        let newest = |s: &crate::index::SessionHits| s.hits.iter().filter_map(|h| h.ts).fold(f64::NEG_INFINITY, f64::max);
+        sessions.sort_by(|a, b| newest(b).total_cmp(&newest(a)));
+    }
+    let mut left = limit;
+    let mut kept = Vec::with_capacity(sessions.len());
+    for mut s in sessions {
+        if left == 0 {
+            truncated = true;
+            break;
+        }
+        if s.hits.len() > left {
+            s.hits.truncate(left);
+            truncated = true;
+        }
+        left -= s.hits.len();
+        kept.push(s);
+    }
+    let total_hits = kept.iter().map(|s| s.hits.len()).sum();
+    SearchResults { query: query.into(), sessions: kept, total_hits, truncated, files_indexed }
+}
+
+/// Ids of every entry of the file at `path` that `query` matches, from the index of the root
+/// holding it (none when no root does).
+pub fn hits_in_file_all(indexes: &[Arc<SearchIndex>], query: &str, path: &str) -> Result<Vec<String>, Error> {
+    match indexes.iter().find(|ix| Path::new(path).starts_with(ix.root())) {
+        Some(ix) => ix.hits_in_file(query, path),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// The state of several indexes as one: building while any builds; files and bytes summed.
+pub fn status_all(indexes: &[Arc<SearchIndex>]) -> Result<SearchIndexStatus, Error> {
+    let mut s = SearchIndexStatus::default();
+    for ix in indexes {
+        s.building |= ix.is_building();
+        s.files_indexed += ix.file_count()?;
+        s.bytes_on_disk += ix.size_on_disk();
+    }
+    Ok(s)
+}
