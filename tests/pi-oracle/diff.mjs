@@ -92,6 +92,9 @@ const PI = piIn(opts.piDir);
 const PI_LINE = PI?.line ?? 0;
 /** pi 1.x runs: our `list` totals per file path (tokens, cost). */
 const ourTotals = new Map();
+// pi 1.x: getSessionStats() of each file (or { error }), for the dashboard's totals.
+const piStats = new Map();
+let dashboardFolders = 0;
 
 function usage(msg) {
 	if (msg) console.error(msg);
@@ -398,6 +401,7 @@ async function checkList(oracle, root, dir) {
  */
 async function checkTotalsAndFindings(item, file, pi, out) {
 	const mine = ourTotals.get(resolve(file));
+	if (pi.stats) piStats.set(resolve(file), pi.stats);
 	if (pi.stats?.error) out.statsThrew = true; // e.g. an assistant message without usage
 	if (pi.stats && !pi.stats.error) {
 		if (!mine) out.unexpected.push("stats: pi gives totals, the file is not in our list");
@@ -511,6 +515,33 @@ async function main() {
 				} else if (opts.verbose) console.log(`ok   ${r.file}  (${r.rows} sessions)`);
 			}
 		}
+		// pi 1.x: the dashboard's totals of a folder equal the sum of getSessionStats() over its
+		// files (where pi gives stats for every one of them).
+		if (PI.line >= 1 && !opts.only) {
+			const r = { file: "dashboard totals against getSessionStats", unexpected: [], documented: [], contexts: 0, rows: 0, dashboards: 0 };
+			for (const dir of new Set([vdir, xdir, ydir, ...listDirs])) {
+				const l = await ours(["list", "--sessions-dir", dir, "--json"]);
+				const rows = l.json?.sessions ?? [];
+				const stats = rows.map((row) => piStats.get(resolve(row.path)));
+				if (!rows.length || stats.some((st) => !st || st.error)) continue;
+				const d = await ours(["dashboard", "--sessions-dir", dir, "--json"]);
+				const t = d.json?.totals;
+				if (!t) {
+					r.unexpected.push(`${relative(work, dir)}: pi-session dashboard failed`);
+					continue;
+				}
+				const tokens = stats.reduce((n, st) => n + st.tokens, 0);
+				const cost = stats.reduce((n, st) => n + st.cost, 0);
+				if (t.sessions !== rows.length) r.unexpected.push(`${relative(work, dir)}: dashboard sessions ${t.sessions} | list ${rows.length}`);
+				else if (t.tokens !== tokens) r.unexpected.push(`${relative(work, dir)}: dashboard tokens ${t.tokens} | pi ${tokens}`);
+				else if (Math.abs(t.cost - cost) > 1e-9 * Math.max(1, Math.abs(cost))) r.unexpected.push(`${relative(work, dir)}: dashboard cost ${t.cost} | pi ${cost}`);
+				else r.dashboards++;
+			}
+			if (r.dashboards === 0 && !r.unexpected.length) r.unexpected.push("no folder where pi gives stats for every file: nothing compared");
+			dashboardFolders = r.dashboards;
+			results.push(r);
+			if (r.unexpected.length) console.log(`FAIL ${r.file}\n     ${r.unexpected.join("\n     ")}`);
+		}
 		for (const dir of opts.only ? [] : checkRoots) {
 			const r = { file: `${relative(work, dir)} (check)`, unexpected: [], documented: [], contexts: 0, rows: 0 };
 			const c = await oursAny(["check", dir, "--json"]);
@@ -546,7 +577,7 @@ async function main() {
 		const checked = results.filter((r) => r.checked).length;
 		const threw = results.filter((r) => r.statsThrew).length;
 		console.log(
-			`token and cost totals equal getSessionStats in ${stats} files (it throws on ${threw} damaged files); check: 0 findings in ${checked} of ${piFiles} files pi ${PI.version} wrote`,
+			`token and cost totals equal getSessionStats in ${stats} files (it throws on ${threw} damaged files), dashboard totals in ${dashboardFolders} folders; check: 0 findings in ${checked} of ${piFiles} files pi ${PI.version} wrote`,
 		);
 	}
 	console.log(`compared ${files} files (${contexts} contexts): ${unexpected} unexpected differences, ${documented} documented differences`);

@@ -200,6 +200,20 @@ enum Cmd {
         #[arg(long, default_value_t = 160)]
         width: usize,
     },
+    /// Tokens and cost over time, by project, by model and by session, and the share spent on
+    /// abandoned branches (the figures of the app's dashboard), over every root
+    Dashboard {
+        #[command(flatten)]
+        root: RootArg,
+        /// Buckets of the time series: day or week
+        #[arg(long, default_value = "day", value_parser = ["day", "week"])]
+        bucket: String,
+        /// Sessions in the per-session figures (the costliest); 0 = 50
+        #[arg(long, default_value_t = 20)]
+        top: usize,
+        #[arg(long)]
+        json: bool,
+    },
     /// Search every session through the full-text index (built or brought up to date first, in the cache folder)
     Search {
         /// Words, "phrases", role:R tool:T model:M cwd:P label:L name:N after:YYYY-MM-DD before:YYYY-MM-DD
@@ -531,18 +545,31 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
             }
         }
         Cmd::Search { query, root, limit, json } => {
-            let root = root.first();
             // One index per root whatever the working folder: absolute paths in it.
-            let root = std::fs::canonicalize(&root).unwrap_or(root);
-            let ix = pi_session_find::SearchIndex::open_default(&root).map_err(find_err)?;
-            let st = ix
-                .update(|p| {
-                    if p.total > 200 && (p.done % 640 == 0 || p.done == p.total) {
-                        eprintln!("indexing: {}/{} files", p.done, p.total);
-                    }
-                })
-                .map_err(find_err)?;
-            let r = ix.search(&query, limit).map_err(find_err)?;
+            let roots: Vec<PathBuf> = root.roots().specs().iter().map(|s| std::fs::canonicalize(&s.path).unwrap_or_else(|_| s.path.clone())).collect();
+            let ixs = pi_session_find::RootIndexes::new().of(&roots).map_err(find_err)?;
+            let mut st = pi_session_find::UpdateStats::default();
+            for ix in &ixs {
+                let s = ix
+                    .update(|p| {
+                        if p.total > 200 && (p.done % 640 == 0 || p.done == p.total) {
+                            eprintln!("indexing {}: {}/{} files", ix.root().display(), p.done, p.total);
+                        }
+                    })
+                    .map_err(find_err)?;
+                st.added += s.added;
+                st.appended += s.appended;
+                st.reindexed += s.reindexed;
+                st.removed += s.removed;
+            }
+            // Several roots: a synced copy that the list shows once is searched once.
+            let hidden: std::collections::HashSet<PathBuf> = if ixs.len() > 1 {
+                let canon = Roots::new(root.roots().specs().iter().zip(&roots).map(|(s, p)| RootSpec { path: p.clone(), ..s.clone() }).collect());
+                list_roots(&canon).0.alias.into_keys().collect()
+            } else {
+                Default::default()
+            };
+            let r = pi_session_find::roots::search_all(&ixs, &hidden, &query, limit).map_err(find_err)?;
             if json {
                 print_json(&r)?;
             } else {
@@ -556,6 +583,30 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
                     }
                 }
                 println!("{} hits in {} sessions{} ({} files indexed)", r.total_hits, r.sessions.len(), if r.truncated { " (more not shown)" } else { "" }, r.files_indexed);
+            }
+        }
+        Cmd::Dashboard { root, bucket, top, json } => {
+            use pi_session::dashboard::{BucketSize, DashboardQuery};
+            let q = DashboardQuery { bucket: if bucket == "week" { BucketSize::Week } else { BucketSize::Day }, top };
+            let ex = pi_session::explorer::Explorer::new_multi(root.roots(), "flag", true)?;
+            let d = ex.dashboard(&q);
+            if json {
+                print_json(&d)?;
+            } else {
+                let t = &d.totals;
+                println!("{} sessions: {:.0} tokens, ${:.4}", t.sessions, t.tokens, t.cost);
+                println!("  on abandoned branches: {:.0} tokens, ${:.4}", t.abandoned_tokens, t.abandoned_cost);
+                println!("  in {} forked or subagent sessions: {:.0} tokens, ${:.4}", t.child_sessions, t.child_tokens, t.child_cost);
+                for (title, figs) in [("by model", &d.by_model), ("by project", &d.by_project)] {
+                    println!("{title}:");
+                    for f in figs.iter().take(top.max(1)) {
+                        println!("  {:>12.0} tokens  ${:>10.4}  {}", f.tokens, f.cost, f.key);
+                    }
+                }
+                println!("by {}:", if bucket == "week" { "week" } else { "day" });
+                for f in d.over_time.iter().filter(|f| f.tokens > 0.0) {
+                    println!("  {}  {:>12.0} tokens  ${:>10.4}", f.key, f.tokens, f.cost);
+                }
             }
         }
         Cmd::Export { file, leaf, tree, html, out, .. } => {

@@ -64,3 +64,53 @@ fn export_writes_inert_html_and_markdown_and_refuses_a_jsonl_target() {
     assert!(!dir.path().join("x.jsonl").exists());
     assert_eq!(fs::read(&p).unwrap(), before);
 }
+
+/// A second root (`desk`) with a prefix copy of s1 and a session of its own.
+fn second_root(dir: &Path, p1: &Path) -> std::path::PathBuf {
+    let folder = dir.join("desk/--w--");
+    fs::create_dir_all(&folder).unwrap();
+    let text = fs::read_to_string(p1).unwrap();
+    let first_two: String = text.lines().take(2).map(|l| format!("{l}\n")).collect();
+    fs::write(folder.join(p1.file_name().unwrap()), first_two).unwrap();
+    let lines = [
+        json!({"type":"session","version":3,"id":"s2","timestamp":"2026-03-03T10:00:00.000Z","cwd":"/w"}),
+        json!({"type":"message","id":"b1","parentId":null,"timestamp":"2026-03-03T10:00:01.000Z","message":{"role":"user","content":"the parser on the desk"}}),
+        json!({"type":"message","id":"b2","parentId":"b1","timestamp":"2026-03-03T10:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"ok"}],"provider":"p","model":"m","usage":{"input":7,"output":3,"cacheRead":0,"cacheWrite":0,"totalTokens":10,"cost":{"total":0.5}},"stopReason":"stop"}}),
+    ];
+    fs::write(folder.join("2026-03-03T10-00-00-000Z_s2.jsonl"), lines.iter().map(|l| l.to_string() + "\n").collect::<String>()).unwrap();
+    dir.join("desk")
+}
+
+fn run_json(dir: &Path, args: &[&str], roots: &[&Path]) -> Value {
+    let mut c = Command::new(BIN);
+    c.args(args).arg("--json").env("PI_SESSION_CACHE_DIR", dir.join("cache"));
+    for r in roots {
+        c.arg("--sessions-dir").arg(r);
+    }
+    let out = c.output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn search_and_dashboard_span_every_root_with_a_synced_copy_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let p1 = write_session(dir.path());
+    let desk = second_root(dir.path(), &p1);
+    let laptop = dir.path().join("sessions");
+    let r = run_json(dir.path(), &["search", "parser"], &[&laptop, &desk]);
+    // s1's a1 and a2 on the laptop, b1 on the desk; the desk's prefix copy of s1 not again.
+    assert_eq!(r["totalHits"], 3, "{r}");
+    let paths: Vec<&str> = r["sessions"].as_array().unwrap().iter().map(|s| s["path"].as_str().unwrap()).collect();
+    assert_eq!(paths.len(), 2, "{paths:?}");
+    assert!(paths.iter().any(|p| p.ends_with("_s2.jsonl")) && paths.iter().any(|p| Path::new(p).starts_with(fs::canonicalize(&laptop).unwrap())), "{paths:?}");
+    // One root alone: its own hits only.
+    assert_eq!(run_json(dir.path(), &["search", "parser"], &[&desk])["totalHits"], 2, "b1 and the copy's a1");
+
+    let d = run_json(dir.path(), &["dashboard"], &[&laptop, &desk]);
+    assert_eq!(d["totals"]["sessions"], 2, "{d}");
+    assert_eq!(d["totals"]["tokens"], 10.0);
+    assert_eq!(d["totals"]["cost"], 0.5);
+    let list = run_json(dir.path(), &["list"], &[&laptop, &desk]);
+    assert_eq!(list["sessions"].as_array().unwrap().len(), 2, "{list}");
+}

@@ -267,3 +267,29 @@ fn a_limited_listing_over_several_roots_keeps_the_newest_and_the_parents_they_fo
     assert_eq!(two.sessions.len(), 3, "the two newest (child, other) plus the child's parent");
     assert!(!ex.list_sessions(Some(3)).limited);
 }
+
+#[test]
+fn the_dashboard_spans_every_root_and_counts_a_synced_copy_once() {
+    let (_tmp, a, b) = two_roots();
+    let full = parent_lines();
+    // A prefix copy of the parent on the desk, and the desk's own fork of it.
+    write_lines(&a.join("--home-u-proj--").join(file_name(PARENT_ID)), &full);
+    write_lines(&b.join("--home-u-proj--").join(file_name(PARENT_ID)), &full[..3]);
+    let mut child = vec![header(CHILD_ID, Some(&a.join("--home-u-proj--").join(file_name(PARENT_ID)).to_string_lossy()))];
+    child.extend(full[1..4].iter().cloned());
+    child.push(assistant("a7", "u2", 7, "a different answer"));
+    write_lines(&b.join("--home-u-proj--").join(file_name(CHILD_ID)), &child);
+    let ex = explorer(&a, &b, false);
+    let list = ex.list_sessions(None);
+    assert_eq!(list.sessions.len(), 2, "the copy is listed once");
+    let d = ex.dashboard(&pi_session::dashboard::DashboardQuery::default());
+    assert_eq!(d.totals.sessions, 2);
+    let (t, c): (f64, f64) = list.sessions.iter().fold((0.0, 0.0), |(t, c), s| (t + s.tokens, c + s.cost));
+    assert!(t > 0.0);
+    assert_eq!((d.totals.tokens, d.totals.cost), (t, c), "the dashboard sums what the list shows, over both roots");
+    // parent: a1 + a2 (15 tokens each); the fork: a1 and a7.
+    assert_eq!(d.totals.tokens, 60.0);
+    assert_eq!(d.totals.child_sessions, 1);
+    let roots_seen: std::collections::BTreeSet<_> = d.by_session.iter().map(|u| if Path::new(&u.path).starts_with(&a) { "laptop" } else { "desk" }).collect();
+    assert_eq!(roots_seen.len(), 2, "sessions of both roots: {:?}", d.by_session);
+}
