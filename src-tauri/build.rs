@@ -41,6 +41,10 @@ const COMMANDS: &[&str] = &[
     "set_session_pinned",
     "set_session_archived",
     "export_session",
+    "plan_archive_move",
+    "move_archived_files",
+    "undo_move",
+    "recent_moves",
 ];
 
 fn main() {

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use pi_session::api::ApiError;
 use pi_session::dashboard::{Dashboard, DashboardQuery};
+use pi_session_find::moves::{plan_archived, MoveBatch, MoveItem, MovePlan};
 use pi_session_find::organise::{Marks, Organiser, TagCount};
 use pi_session::explorer::Explorer;
 use pi_session_find::roots::{hits_in_file_all, search_all, status_all, update_all};
@@ -135,6 +136,53 @@ pub fn set_session_pinned(find: State<'_, FindState>, session_id: String, pinned
 #[tauri::command(async)]
 pub fn set_session_archived(find: State<'_, FindState>, session_id: String, archived: bool) -> R<Marks> {
     Ok(find.organiser()?.set_archived(&session_id, archived)?)
+}
+
+fn listed(ex: &Explorer) -> Vec<(Option<String>, PathBuf)> {
+    ex.list_sessions(None).sessions.into_iter().map(|r| (r.id, PathBuf::from(r.path))).collect()
+}
+
+fn refuse_read_only(ex: &Explorer) -> R<()> {
+    if ex.is_read_only() {
+        return Err(ApiError::from(pi_session::Error::ReadOnlyMode));
+    }
+    Ok(())
+}
+
+/// What moving the archived sessions' files out of their roots would do (to confirm first).
+#[tauri::command(async)]
+pub fn plan_archive_move(state: State<'_, AppState>, find: State<'_, FindState>) -> R<MovePlan> {
+    let ex = state.explorer();
+    Ok(plan_archived(find.organiser()?, &listed(&ex), &ex.roots(), ex.is_read_only())?)
+}
+
+/// Moves the files of the archived sessions in `paths` (as planned) out of their roots.
+#[tauri::command(async)]
+pub fn move_archived_files(state: State<'_, AppState>, find: State<'_, FindState>, paths: Vec<String>) -> R<MoveBatch> {
+    let ex = state.explorer();
+    refuse_read_only(&ex)?;
+    let org = find.organiser()?;
+    let plan = plan_archived(org, &listed(&ex), &ex.roots(), false)?;
+    let items: Vec<MoveItem> = plan.items.into_iter().filter(|i| paths.contains(&i.from)).collect();
+    let batch = org.move_files(&items)?;
+    ex.root_changed();
+    Ok(batch)
+}
+
+/// Moves the files of a recorded move back.
+#[tauri::command(async)]
+pub fn undo_move(state: State<'_, AppState>, find: State<'_, FindState>, batch: i64) -> R<MoveBatch> {
+    let ex = state.explorer();
+    refuse_read_only(&ex)?;
+    let b = find.organiser()?.undo_move(batch)?;
+    ex.root_changed();
+    Ok(b)
+}
+
+/// The last moves that can be undone, newest first.
+#[tauri::command(async)]
+pub fn recent_moves(find: State<'_, FindState>) -> R<Vec<MoveBatch>> {
+    Ok(find.organiser()?.recent_moves(5)?)
 }
 
 /// Where exports go: `$PI_EXPLORER_EXPORT_DIR`, else the Downloads folder, else the app's data folder.

@@ -167,6 +167,10 @@ pub fn with_commands<R: tauri::Runtime>(builder: tauri::Builder<R>, explorer: Ar
         find::set_session_pinned,
         find::set_session_archived,
         find::export_session,
+        find::plan_archive_move,
+        find::move_archived_files,
+        find::undo_move,
+        find::recent_moves,
     ])
 }
 

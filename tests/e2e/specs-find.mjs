@@ -3,7 +3,7 @@
 // marks at the end (the app's data folder is shared by the run).
 
 import assert from "node:assert/strict";
-import { appendFileSync, readFileSync, readdirSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, readdirSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 
 import { sleep } from "./webdriver.mjs";
@@ -144,6 +144,43 @@ export const findSpecs = [
 			await (await d.find("[data-testid=remove-tag]")).click();
 			await until(async () => (await d.findAll("[data-testid=session-tag]")).length === 0, "tag removed");
 			for (const [f, b] of before) assert.ok(readFileSync(f).equals(b), `${f} byte-identical`);
+		},
+	},
+	{
+		name: "archive: archived files move out of the root after a confirmation, and Undo moves them back byte-identical",
+		async run({ h, fx }) {
+			const files = readdirSync(join(fx.root), { recursive: true }).filter((f) => String(f).endsWith(".jsonl")).map((f) => join(fx.root, String(f)));
+			// Sessions nobody wrote to in the last hour (a file written to just now stays put).
+			const hourAgo = new Date(Date.now() - 3600_000);
+			for (const f of files) utimesSync(f, hourAgo, hourAgo);
+			const before = new Map(files.map((f) => [f, readFileSync(f)]));
+			const d = await h.open(["--sessions-dir", fx.root]);
+			await openSession(d, fx.ids.sessionA);
+			await (await d.waitFor("[data-testid=archive-toggle]")).click();
+			await until(async () => !(await sidebarPaths(d)).includes(fx.ids.sessionA), "archived session hidden");
+			await (await d.find("[data-testid=filter-archived]")).click();
+			await until(async () => (await sidebarPaths(d)).join() === fx.ids.sessionA, "the archived view lists it");
+			await (await d.waitFor("[data-testid=archive-move]")).click();
+			// Nothing moves before the confirmation.
+			const confirm = await d.waitFor("[data-testid=archive-move-confirm]", { what: "the confirmation" });
+			assert.ok(existsSync(fx.ids.sessionA), "not moved before confirming");
+			await h.shot("archive-move-confirm");
+			await confirm.click();
+			const moved = join(`${fx.root}-archive`, fx.ids.sessionA.slice(fx.root.length + 1));
+			await until(async () => !existsSync(fx.ids.sessionA) && existsSync(moved), "the file moved beside the root");
+			assert.ok(readFileSync(moved).equals(before.get(fx.ids.sessionA)), "the moved file is byte-identical");
+			await until(async () => (await sidebarPaths(d)).length === 0, "gone from the list");
+			await d.waitFor("[data-testid=archive-move-last]", { what: "the last move, with Undo" });
+			await h.shot("archive-moved");
+			await (await d.find("[data-testid=archive-move-undo-last]")).click();
+			await until(async () => existsSync(fx.ids.sessionA) && !existsSync(moved), "moved back");
+			await until(async () => (await sidebarPaths(d)).join() === fx.ids.sessionA, "listed again under Archived");
+			await until(async () => (await d.findAll("[data-testid=archive-move-last]")).length === 0, "nothing left to undo");
+			for (const [f, b] of before) assert.ok(readFileSync(f).equals(b), `${f} byte-identical`);
+			// Unarchive (the marks outlive this scenario).
+			await openSession(d, fx.ids.sessionA);
+			await (await d.find("[data-testid=archive-toggle]")).click();
+			await until(async () => (await sidebarPaths(d)).length === 0, "unarchived");
 		},
 	},
 	{

@@ -7,12 +7,15 @@
 //!   `name:` `after:` `before:`).
 //! * [`roots`]: several roots searched as one (an index per root, answers merged, synced
 //!   prefix copies left out).
+//! * [`moves`]: archived sessions' files moved out of the root and back (undoable, bytes
+//!   never changed).
 //! * [`organise`]: tags, pins and archive, in SQLite in the app's data folder, keyed by session
 //!   id; never in session files.
 //!
 //! The choice of SQLite FTS5 over tantivy is written down in docs/design.md ("Indexed search").
 
 pub mod index;
+pub mod moves;
 pub mod organise;
 pub mod query;
 pub mod roots;

@@ -38,8 +38,8 @@ pub struct TagCount {
 }
 
 pub struct Organiser {
-    db: PathBuf,
-    conn: Mutex<Connection>,
+    pub(crate) db: PathBuf,
+    pub(crate) conn: Mutex<Connection>,
 }
 
 /// `$PI_EXPLORER_DATA_DIR/organise.sqlite` (the app's data folder), else `<platform data folder>/pi-session-explorer/organise.sqlite`.
@@ -81,6 +81,7 @@ impl Organiser {
              CREATE INDEX IF NOT EXISTS tags_tag ON tags(tag);",
         )
         .at(db)?;
+        Organiser::init_moves(&conn).at(db)?;
         Ok(Organiser { db: db.to_path_buf(), conn: Mutex::new(conn) })
     }
 

@@ -78,3 +78,70 @@ fn marks_persist_follow_the_session_id_and_never_touch_session_files() {
     o.remove_tag(&ids[0].1, "urgent").unwrap();
     assert_eq!(o.get(&ids[0].1).unwrap().tags, vec!["work"]);
 }
+
+fn age(path: &Path, secs: u64) {
+    let f = std::fs::File::options().append(true).open(path).unwrap();
+    f.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(secs)).unwrap();
+}
+
+#[test]
+fn archived_files_move_out_of_the_root_byte_identical_and_the_move_is_undone() {
+    use pi_session_find::moves::{archive_dir_of, plan_archived};
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().unwrap();
+    let root = copy_demo(dir.path());
+    let before = snapshot(&root);
+    let listing = pi_session::listing::list(&root);
+    let sessions: Vec<(Option<String>, PathBuf)> = listing.sessions.iter().map(|s| (s.id.clone(), s.path.clone())).collect();
+    let with_id: Vec<&(Option<String>, PathBuf)> = sessions.iter().filter(|(id, _)| id.is_some()).collect();
+    let org = Organiser::open(&dir.path().join("data/organise.sqlite")).unwrap();
+    // Three archived sessions: two quiet for an hour, one written to just now.
+    for (id, p) in &with_id[..3] {
+        org.set_archived(id.as_deref().unwrap(), true).unwrap();
+        age(p, 3600);
+    }
+    age(&with_id[2].1, 0);
+    for (_, p) in &with_id[3..] {
+        age(p, 3600);
+    }
+    let roots = pi_session::roots::Roots::single(root.clone());
+    let plan = plan_archived(&org, &sessions, &roots, false).unwrap();
+    assert_eq!(plan.items.len(), 2, "{plan:?}");
+    assert_eq!(plan.skipped.len(), 1);
+    assert!(plan.skipped[0].reason.contains("last minute"), "{plan:?}");
+    let archive = archive_dir_of(&root);
+    assert_eq!(plan.dirs, vec![archive.to_string_lossy().into_owned()]);
+    assert!(!archive.starts_with(&root), "the archive folder is not under the root");
+    assert!(plan_archived(&org, &sessions, &roots, true).unwrap().items.is_empty(), "read-only: nothing to move");
+
+    // A file already at one target is never overwritten: that move is skipped.
+    let blocked = PathBuf::from(&plan.items[1].to);
+    std::fs::create_dir_all(blocked.parent().unwrap()).unwrap();
+    std::fs::write(&blocked, b"someone else's file\n").unwrap();
+    let inode = std::fs::metadata(&plan.items[0].from).unwrap().ino();
+    let batch = org.move_files(&plan.items).unwrap();
+    assert_eq!(batch.items, vec![plan.items[0].clone()]);
+    assert_eq!(batch.skipped.len(), 1);
+    assert_eq!(std::fs::read(&blocked).unwrap(), b"someone else's file\n");
+    let moved_from = PathBuf::from(&plan.items[0].from);
+    let moved_to = PathBuf::from(&plan.items[0].to);
+    assert!(!moved_from.exists());
+    assert_eq!(std::fs::read(&moved_to).unwrap(), before[&moved_from], "the same bytes");
+    assert_eq!(std::fs::metadata(&moved_to).unwrap().ino(), inode, "renamed, not rewritten");
+    assert!(!pi_session::listing::list(&root).sessions.iter().any(|s| s.path == moved_from), "gone from the root's list");
+    let recent = org.recent_moves(5).unwrap();
+    assert_eq!(recent.len(), 1);
+    assert_eq!(recent[0].items, batch.items);
+
+    // Undo (after a restart: the record is in the data folder).
+    drop(org);
+    let org = Organiser::open(&dir.path().join("data/organise.sqlite")).unwrap();
+    let undone = org.undo_move(batch.id).unwrap();
+    assert!(undone.undone);
+    assert_eq!(undone.items, batch.items);
+    assert!(!moved_to.exists());
+    std::fs::remove_file(&blocked).unwrap();
+    assert_eq!(snapshot(&root), before, "every file back, byte-identical");
+    assert!(org.recent_moves(5).unwrap().is_empty());
+    assert!(org.undo_move(batch.id).is_err(), "undone once");
+}

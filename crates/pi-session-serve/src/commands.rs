@@ -181,6 +181,18 @@ struct Pinned {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[allow(dead_code)]
+struct MovePaths {
+    paths: Vec<String>,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[allow(dead_code)]
+struct MoveBatchId {
+    batch: i64,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[allow(dead_code)]
 struct Archived {
     session_id: String,
     archived: bool,
@@ -359,6 +371,24 @@ pub fn call(ex: &Explorer, find: &Find, command: &str, arguments: Value) -> Resu
         "set_session_archived" => {
             args::<Archived>(c, v)?;
             Err(ServeError::WindowOnly(c.into()))
+        }
+        // Moving files out of a root is the window's (with its confirmation): never remote.
+        "plan_archive_move" => {
+            args::<NoArgs>(c, v)?;
+            // No marks here (they are the window's), so nothing to move.
+            val(pi_session_find::moves::MovePlan::default())
+        }
+        "move_archived_files" => {
+            args::<MovePaths>(c, v)?;
+            Err(ServeError::WindowOnly(c.into()))
+        }
+        "undo_move" => {
+            args::<MoveBatchId>(c, v)?;
+            Err(ServeError::WindowOnly(c.into()))
+        }
+        "recent_moves" => {
+            args::<NoArgs>(c, v)?;
+            val(Vec::<String>::new())
         }
         "export_session" => {
             args::<Export>(c, v)?;

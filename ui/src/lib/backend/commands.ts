@@ -34,12 +34,14 @@ import type { ExportResult } from "../bindings/ExportResult";
 import type { BranchDiff } from "../bindings/BranchDiff";
 import type { NewFileResult } from "../bindings/NewFileResult";
 import type { SlimPreview } from "../bindings/SlimPreview";
+import type { MovePlan } from "../bindings/MovePlan";
+import type { MoveBatch } from "../bindings/MoveBatch";
 
 
 export type Args = Record<string, unknown>;
 
 /** Commands after which the backend's state differs (writes and the read-only switch). */
-export const STATEFUL_COMMANDS: ReadonlySet<string> = new Set(["navigate", "set_label", "fork_session", "switch_branch", "set_read_only", "fork_slim", "prune_session", "add_root", "remove_root", "set_root_read_only", "open_root", "add_session_tag", "remove_session_tag", "set_session_pinned", "set_session_archived", "export_session"]);
+export const STATEFUL_COMMANDS: ReadonlySet<string> = new Set(["navigate", "set_label", "fork_session", "switch_branch", "set_read_only", "fork_slim", "prune_session", "add_root", "remove_root", "set_root_read_only", "open_root", "add_session_tag", "remove_session_tag", "set_session_pinned", "set_session_archived", "export_session", "move_archived_files", "undo_move"]);
 
 export abstract class CommandBackend implements Backend {
   abstract readonly kind: Backend["kind"];
@@ -154,6 +156,18 @@ export abstract class CommandBackend implements Backend {
   }
   exportSession(path: string, leafId: string | null, tree: boolean, format: "html" | "md") {
     return this.call<ExportResult>("export_session", { path, leafId, tree, format });
+  }
+  planArchiveMove() {
+    return this.call<MovePlan>("plan_archive_move", {});
+  }
+  moveArchivedFiles(paths: string[]) {
+    return this.call<MoveBatch>("move_archived_files", { paths });
+  }
+  undoMove(batch: number) {
+    return this.call<MoveBatch>("undo_move", { batch });
+  }
+  recentMoves() {
+    return this.call<MoveBatch[]>("recent_moves", {});
   }
   slimPreview(path: string, id: string) {
     return this.call<SlimPreview>("slim_preview", { path, id });

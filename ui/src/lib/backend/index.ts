@@ -5,6 +5,8 @@
 
 import { HttpBackend } from "./http";
 import { TauriBackend } from "./tauri";
+import type { MovePlan } from "../bindings/MovePlan";
+import type { MoveBatch } from "../bindings/MoveBatch";
 import type { AppInfo } from "../bindings/AppInfo";
 import type { AuditView } from "../bindings/AuditView";
 import type { ContextMessage } from "../bindings/ContextMessage";
@@ -97,6 +99,13 @@ export interface Backend {
   setSessionArchived(sessionId: string, archived: boolean): Promise<Marks>;
   /** Writes a path (`leafId`, default the leaf) or the whole tree as `html` or `md` to the export folder. */
   exportSession(path: string, leafId: string | null, tree: boolean, format: "html" | "md"): Promise<ExportResult>;
+  /** What moving the archived sessions' files out of their roots would do. */
+  planArchiveMove(): Promise<MovePlan>;
+  /** Moves those of the planned files in `paths`; recorded, so it can be undone. */
+  moveArchivedFiles(paths: string[]): Promise<MoveBatch>;
+  undoMove(batch: number): Promise<MoveBatch>;
+  /** The last moves that can be undone, newest first. */
+  recentMoves(): Promise<MoveBatch[]>;
   /** `search-index-progress`: while the search index builds or updates. */
   onSearchIndexProgress(cb: (e: SearchIndexProgress) => void): Unsubscribe;
 
