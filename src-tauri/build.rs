@@ -45,6 +45,7 @@ const COMMANDS: &[&str] = &[
     "move_archived_files",
     "undo_move",
     "recent_moves",
+    "select_sessions",
 ];
 
 fn main() {

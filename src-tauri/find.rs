@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use pi_session::api::ApiError;
 use pi_session::dashboard::{Dashboard, DashboardQuery};
 use pi_session_find::moves::{plan_archived, MoveBatch, MoveItem, MovePlan};
-use pi_session_find::organise::{Marks, Organiser, TagCount};
+use pi_session_find::organise::{MarkFilter, MarkSelection, Marks, Organiser, TagCount};
 use pi_session::explorer::Explorer;
 use pi_session_find::roots::{hits_in_file_all, search_all, status_all, update_all};
 use pi_session_find::{RootIndexes, SearchIndex, SearchIndexProgress, SearchIndexStatus, SearchResults};
@@ -111,6 +111,12 @@ pub fn dashboard(state: State<'_, AppState>, query: DashboardQuery) -> Dashboard
 #[tauri::command(async)]
 pub fn session_marks(find: State<'_, FindState>) -> R<BTreeMap<String, Marks>> {
     Ok(find.organiser()?.all()?)
+}
+
+/// Which sessions the list's filters keep (archived, pinned, tags, tag text).
+#[tauri::command(async)]
+pub fn select_sessions(find: State<'_, FindState>, filter: MarkFilter) -> R<MarkSelection> {
+    Ok(find.organiser()?.select(&filter)?)
 }
 
 #[tauri::command(async)]

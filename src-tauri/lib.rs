@@ -171,6 +171,7 @@ pub fn with_commands<R: tauri::Runtime>(builder: tauri::Builder<R>, explorer: Ar
         find::move_archived_files,
         find::undo_move,
         find::recent_moves,
+        find::select_sessions,
     ])
 }
 

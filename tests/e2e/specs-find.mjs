@@ -119,6 +119,16 @@ export const findSpecs = [
 			await (await d.waitFor("[data-testid=filter-tag][data-tag=e2e-alpha]")).click();
 			await until(async () => (await sidebarPaths(d)).join() === fx.ids.sessionA, "only the tagged session listed");
 			await h.shot("tags-filter");
+			// Tags searched by text: part of a tag, any case.
+			await (await d.find("[data-testid=filter-tag][data-tag=e2e-alpha]")).click();
+			await until(async () => (await sidebarPaths(d)).length === all, "the tag filter off");
+			const tagText = await d.find("[data-testid=tag-text-filter]");
+			await tagText.type("ALPH");
+			await until(async () => (await sidebarPaths(d)).join() === fx.ids.sessionA, "a tag containing the text");
+			await tagText.type("x");
+			await until(async () => (await sidebarPaths(d)).length === 0, "no tag contains ALPHX");
+			await d.exec("const i = document.querySelector('[data-testid=tag-text-filter]'); i.value = ''; i.dispatchEvent(new Event('input', { bubbles: true }))");
+			await until(async () => (await sidebarPaths(d)).length === all, "the text cleared: every session");
 			// Restart: the tag is still there.
 			await h.close();
 			d = await h.open(["--sessions-dir", fx.root]);

@@ -196,3 +196,21 @@ impl MarkFilter {
         true
     }
 }
+
+/// Which sessions a [`MarkFilter`] keeps: the marked sessions kept (by id), and whether a
+/// session without marks is kept.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct MarkSelection {
+    pub ids: Vec<String>,
+    pub unmarked: bool,
+}
+
+impl Organiser {
+    /// The sessions `filter` keeps, for a list to show.
+    pub fn select(&self, filter: &MarkFilter) -> Result<MarkSelection, Error> {
+        let ids = self.all()?.into_iter().filter(|(_, m)| filter.keeps(Some(m))).map(|(id, _)| id).collect();
+        Ok(MarkSelection { ids, unmarked: filter.keeps(None) })
+    }
+}

@@ -59,6 +59,18 @@ fn marks_persist_follow_the_session_id_and_never_touch_session_files() {
     assert_eq!(visible(&MarkFilter { tags: vec!["work".into()], ..Default::default() }), vec![ids[0].1.clone(), ids[1].1.clone()]);
     assert_eq!(visible(&MarkFilter { tag_text: Some("URG".into()), ..Default::default() }), vec![ids[0].1.clone()]);
     assert_eq!(visible(&MarkFilter { only_pinned: true, ..Default::default() }), vec![ids[1].1.clone()]);
+    // The selection a list asks for gives the same answer: marked ids kept, and unmarked ones.
+    for f in [
+        MarkFilter::default(),
+        MarkFilter { only_archived: true, ..Default::default() },
+        MarkFilter { tags: vec!["work".into()], ..Default::default() },
+        MarkFilter { tag_text: Some("rk".into()), ..Default::default() },
+        MarkFilter { tag_text: Some("URG".into()), only_pinned: true, ..Default::default() },
+    ] {
+        let sel = o.select(&f).unwrap();
+        let by_selection: Vec<String> = ids.iter().filter(|(_, id)| if all.contains_key(id) { sel.ids.contains(id) } else { sel.unmarked }).map(|(_, id)| id.clone()).collect();
+        assert_eq!(by_selection, visible(&f), "{f:?}");
+    }
 
     // Session files are byte-identical.
     assert_eq!(snapshot(&root), before);

@@ -180,6 +180,11 @@ struct Pinned {
 }
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct SelectArgs {
+    filter: pi_session_find::organise::MarkFilter,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[allow(dead_code)]
 struct MovePaths {
     paths: Vec<String>,
@@ -385,6 +390,11 @@ pub fn call(ex: &Explorer, find: &Find, command: &str, arguments: Value) -> Resu
         "undo_move" => {
             args::<MoveBatchId>(c, v)?;
             Err(ServeError::WindowOnly(c.into()))
+        }
+        "select_sessions" => {
+            let a = args::<SelectArgs>(c, v)?;
+            // No marks here: every session is unmarked.
+            val(pi_session_find::organise::MarkSelection { ids: Vec::new(), unmarked: a.filter.keeps(None) })
         }
         "recent_moves" => {
             args::<NoArgs>(c, v)?;

@@ -5,6 +5,8 @@ import type { AppState } from "../../lib/state/app.svelte";
 import type { Marks } from "../../lib/bindings/Marks";
 import type { TagCount } from "../../lib/bindings/TagCount";
 import type { SessionRow } from "../../lib/bindings/SessionRow";
+import type { MarkFilter } from "../../lib/bindings/MarkFilter";
+import type { MarkSelection } from "../../lib/bindings/MarkSelection";
 
 export class MarksState {
   byId = $state.raw<Record<string, Marks>>({});
@@ -32,15 +34,34 @@ export class MarksState {
     return id ? (this.byId[id] ?? null) : null;
   }
 
-  /** The rows the list shows: archived ones only when asked; then the pin and tag filters. */
+  /** Sessions whose tags contain this text (case-insensitive). */
+  tagText = $state("");
+  /** What the backend says the filters keep; null until the first answer (everything shows). */
+  selection = $state.raw<MarkSelection | null>(null);
+  private asked = 0;
+
+  /** The filters as the backend takes them: "Archived" shows the archived sessions only. */
+  filter(): MarkFilter {
+    return { showArchived: false, onlyArchived: this.showArchived, tags: [...this.tagFilter], tagText: this.tagText.trim() || null, onlyPinned: this.onlyPinned };
+  }
+
+  /** Asks the backend which sessions the filters keep (after the filters or the marks change). */
+  async reselect() {
+    const n = ++this.asked;
+    try {
+      const s = await this.app.backend.selectSessions(this.filter());
+      if (n === this.asked) this.selection = s;
+    } catch (e) {
+      this.error = e instanceof Error ? e.message : String(e);
+    }
+  }
+
+  /** The rows the list shows, as the backend's selection says. */
   visible(rows: SessionRow[]): SessionRow[] {
-    return rows.filter((r) => {
-      const m = this.of(r.id);
-      if (m?.archived && !this.showArchived) return false;
-      if (this.showArchived && !m?.archived) return false;
-      if (this.onlyPinned && !m?.pinned) return false;
-      return this.tagFilter.every((t) => m?.tags.includes(t));
-    });
+    const sel = this.selection;
+    if (!sel) return rows;
+    const kept = new Set(sel.ids);
+    return rows.filter((r) => (r.id && this.byId[r.id] ? kept.has(r.id) : sel.unmarked));
   }
 
   toggleTagFilter(tag: string) {

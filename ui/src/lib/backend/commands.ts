@@ -35,6 +35,8 @@ import type { BranchDiff } from "../bindings/BranchDiff";
 import type { NewFileResult } from "../bindings/NewFileResult";
 import type { SlimPreview } from "../bindings/SlimPreview";
 import type { MovePlan } from "../bindings/MovePlan";
+import type { MarkFilter } from "../bindings/MarkFilter";
+import type { MarkSelection } from "../bindings/MarkSelection";
 import type { MoveBatch } from "../bindings/MoveBatch";
 
 
@@ -165,6 +167,9 @@ export abstract class CommandBackend implements Backend {
   }
   undoMove(batch: number) {
     return this.call<MoveBatch>("undo_move", { batch });
+  }
+  selectSessions(filter: MarkFilter) {
+    return this.call<MarkSelection>("select_sessions", { filter });
   }
   recentMoves() {
     return this.call<MoveBatch[]>("recent_moves", {});

@@ -6,6 +6,8 @@
 import { HttpBackend } from "./http";
 import { TauriBackend } from "./tauri";
 import type { MovePlan } from "../bindings/MovePlan";
+import type { MarkFilter } from "../bindings/MarkFilter";
+import type { MarkSelection } from "../bindings/MarkSelection";
 import type { MoveBatch } from "../bindings/MoveBatch";
 import type { AppInfo } from "../bindings/AppInfo";
 import type { AuditView } from "../bindings/AuditView";
@@ -106,6 +108,8 @@ export interface Backend {
   undoMove(batch: number): Promise<MoveBatch>;
   /** The last moves that can be undone, newest first. */
   recentMoves(): Promise<MoveBatch[]>;
+  /** Which sessions the list's filters keep (the rule lives in the backend). */
+  selectSessions(filter: MarkFilter): Promise<MarkSelection>;
   /** `search-index-progress`: while the search index builds or updates. */
   onSearchIndexProgress(cb: (e: SearchIndexProgress) => void): Unsubscribe;
 
