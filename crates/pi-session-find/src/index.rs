@@ -25,7 +25,7 @@ use serde::Serialize;
 use crate::query::Query;
 use crate::{DbResult, Error};
 
-const SCHEMA_VERSION: i64 = 1;
+const SCHEMA_VERSION: i64 = 2;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -36,10 +36,28 @@ CREATE TABLE IF NOT EXISTS files(
 CREATE TABLE IF NOT EXISTS entries(
   id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, entry_id TEXT, line INTEGER, role TEXT,
   tools TEXT, model TEXT, ts REAL);
-CREATE INDEX IF NOT EXISTS entries_file ON entries(file_id);
+CREATE INDEX IF NOT EXISTS entries_file ON entries(file_id, entry_id);
 CREATE TABLE IF NOT EXISTS labels(file_id INTEGER, entry_id TEXT, text TEXT, PRIMARY KEY(file_id, entry_id));
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, tokenize = 'trigram');
+CREATE VIRTUAL TABLE IF NOT EXISTS fts_vocab USING fts5vocab(fts, 'row');
 ";
+
+/// Appended to every indexed text: the last characters of a text then start a trigram too, so
+/// a term of one or two characters is found through the trigrams it starts (see
+/// [`short_term_trigrams`]).
+const PAD: &str = "  ";
+
+/// A term of one or two characters matches no trigram query. Every occurrence of it starts a
+/// trigram of the (padded) text, so the rows holding it are those holding one of the indexed
+/// trigrams that start with it. `None` when there are too many such trigrams for one query
+/// (the term is common: a newest-first scan meets its hits at once).
+fn short_term_trigrams(c: &Connection, term: &str) -> rusqlite::Result<Option<Vec<String>>> {
+    const MAX: usize = 1000;
+    let upper = format!("{term}\u{10FFFF}");
+    let mut st = c.prepare_cached("SELECT term FROM fts_vocab WHERE term >= ?1 AND term < ?2 LIMIT ?3")?;
+    let terms: Vec<String> = st.query_map(params![term, upper, (MAX + 1) as i64], |r| r.get(0))?.collect::<Result<_, _>>()?;
+    Ok((terms.len() <= MAX).then_some(terms))
+}
 
 /// What an update did.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
@@ -272,7 +290,7 @@ impl SearchIndex {
         conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000;").at(db)?;
         let version: Option<String> = conn.query_row("SELECT value FROM meta WHERE key='schema'", [], |r| r.get(0)).optional().unwrap_or(None);
         if version.as_deref() != Some(&SCHEMA_VERSION.to_string()) {
-            conn.execute_batch("DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS entries; DROP TABLE IF EXISTS labels; DROP TABLE IF EXISTS fts; DROP TABLE IF EXISTS meta;").at(db)?;
+            conn.execute_batch("DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS entries; DROP TABLE IF EXISTS labels; DROP TABLE IF EXISTS fts_vocab; DROP TABLE IF EXISTS fts; DROP TABLE IF EXISTS meta;").at(db)?;
         }
         conn.execute_batch(SCHEMA).at(db)?;
         conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('schema', ?1)", [SCHEMA_VERSION.to_string()]).at(db)?;
@@ -397,8 +415,9 @@ impl SearchIndex {
         if q.is_empty() {
             return Ok(SearchResults { query: text.into(), sessions: vec![], total_hits: 0, truncated: false, files_indexed });
         }
-        let (sql, args) = build_sql(&q, limit + 1);
         let c = self.conn.lock().unwrap();
+        let short = short_terms(&c, &q).at(&self.db)?;
+        let (sql, args) = build_sql_in(&q, limit + 1, None, &short);
         let mut st = c.prepare_cached(&sql).at(&self.db)?;
         let rows = st
             .query_map(rusqlite::params_from_iter(args.iter()), |r| {
@@ -423,7 +442,7 @@ impl SearchIndex {
                 break;
             }
             total += 1;
-            let (snip, hl) = snippet(&hit.snippet, &q.terms);
+            let (snip, hl) = snippet(hit.snippet.strip_suffix(PAD).unwrap_or(&hit.snippet), &q.terms);
             hit.snippet = snip;
             hit.highlights = hl;
             let k = *by_file.entry(fid).or_insert_with(|| {
@@ -441,10 +460,10 @@ impl SearchIndex {
         if q.is_empty() {
             return Ok(vec![]);
         }
-        let (sql, mut args) = build_sql_in(&q, 100_000, Some(path));
         let c = self.conn.lock().unwrap();
+        let short = short_terms(&c, &q).at(&self.db)?;
+        let (sql, args) = build_sql_in(&q, 100_000, Some(path), &short);
         let mut st = c.prepare_cached(&sql).at(&self.db)?;
-        let _ = &mut args;
         let ids = st.query_map(rusqlite::params_from_iter(args.iter()), |r| r.get::<_, String>(5)).at(&self.db)?;
         ids.collect::<Result<Vec<_>, _>>().at(&self.db)
     }
@@ -532,7 +551,7 @@ fn write_file(tx: &rusqlite::Transaction<'_>, fr: &FileRows) -> rusqlite::Result
     for r in &fr.rows {
         ins.execute(params![file_id, r.entry_id, r.line as i64, r.role, r.tools, r.model, r.ts])?;
         let rowid = tx.last_insert_rowid();
-        fts.execute(params![rowid, r.text])?;
+        fts.execute(params![rowid, format!("{}{PAD}", r.text)])?;
     }
     Ok(())
 }
@@ -549,25 +568,45 @@ fn like_escape(s: &str) -> String {
     o
 }
 
-fn build_sql(q: &Query, limit: usize) -> (String, Vec<rusqlite::types::Value>) {
-    build_sql_in(q, limit, None)
+/// For each term of one or two characters, the trigrams that start with it (or `None`: too many).
+fn short_terms(c: &Connection, q: &Query) -> rusqlite::Result<Vec<Option<Vec<String>>>> {
+    q.terms.iter().filter(|t| t.chars().count() < 3).map(|t| short_term_trigrams(c, t)).collect()
+}
+
+fn fts_phrase(t: &str) -> String {
+    format!("\"{}\"", t.replace('"', "\"\""))
 }
 
 /// The SQL of a query. Terms of 3+ characters go to FTS5 (trigram: a case-insensitive
 /// substring match, served by the index); shorter ones are a `LIKE` on the matched rows.
-fn build_sql_in(q: &Query, limit: usize, only_path: Option<&str>) -> (String, Vec<rusqlite::types::Value>) {
+/// `short`: for each term of one or two characters (in order), the trigrams it starts, or `None`.
+fn build_sql_in(q: &Query, limit: usize, only_path: Option<&str>, short: &[Option<Vec<String>>]) -> (String, Vec<rusqlite::types::Value>) {
     use rusqlite::types::Value as V;
     let mut wh: Vec<String> = Vec::new();
     let mut args: Vec<V> = Vec::new();
-    let long: Vec<&String> = q.terms.iter().filter(|t| t.chars().count() >= 3).collect();
-    if !long.is_empty() {
-        let m = long.iter().map(|t| format!("\"{}\"", t.replace('"', "\"\""))).collect::<Vec<_>>().join(" AND ");
-        args.push(V::Text(m));
+    // Terms of 3+ characters are trigram phrases; a short term with few trigrams is the OR of
+    // them (a superset of its rows; the LIKE below keeps the exact ones); a short term with
+    // no trigram at all is in no row.
+    let mut parts: Vec<String> = q.terms.iter().filter(|t| t.chars().count() >= 3).map(|t| fts_phrase(t)).collect();
+    let mut none = false;
+    for tri in short.iter().flatten() {
+        if tri.is_empty() {
+            none = true;
+        } else {
+            parts.push(format!("({})", tri.iter().map(|t| fts_phrase(t)).collect::<Vec<_>>().join(" OR ")));
+        }
+    }
+    let indexed = !parts.is_empty();
+    if indexed {
+        args.push(V::Text(parts.join(" AND ")));
         wh.push(format!("fts MATCH ?{}", args.len()));
+    }
+    if none {
+        wh.push("0".into());
     }
     for t in q.terms.iter().filter(|t| t.chars().count() < 3) {
         args.push(V::Text(like_escape(t)));
-        let text = if long.is_empty() { "(SELECT text FROM fts WHERE fts.rowid = e.id)" } else { "fts.text" };
+        let text = if indexed { "fts.text" } else { "(SELECT text FROM fts WHERE fts.rowid = e.id)" };
         wh.push(format!("{text} LIKE ?{} ESCAPE '\\'", args.len()));
     }
     let mut push = |cond: &str, v: V, wh: &mut Vec<String>| {
@@ -590,7 +629,12 @@ fn build_sql_in(q: &Query, limit: usize, only_path: Option<&str>) -> (String, Ve
         push("lower(f.name) LIKE ?N ESCAPE '\\'", V::Text(like_escape(n)), &mut wh);
     }
     if let Some(l) = &q.label {
-        push("EXISTS (SELECT 1 FROM labels l WHERE l.file_id = e.file_id AND l.entry_id = e.entry_id AND lower(l.text) LIKE ?N ESCAPE '\\')", V::Text(like_escape(l)), &mut wh);
+        // The entries carrying such a label, looked up from the (small) labels table.
+        push(
+            "e.id IN (SELECT le.id FROM labels l JOIN entries le ON le.file_id = l.file_id AND le.entry_id = l.entry_id WHERE lower(l.text) LIKE ?N ESCAPE '\\')",
+            V::Text(like_escape(l)),
+            &mut wh,
+        );
     }
     if let Some(a) = q.after {
         push("e.ts >= ?N", V::Real(a), &mut wh);
@@ -604,7 +648,7 @@ fn build_sql_in(q: &Query, limit: usize, only_path: Option<&str>) -> (String, Ve
     let cond = if wh.is_empty() { "1".to_string() } else { wh.join(" AND ") };
     // With a term of 3+ characters FTS5 drives (its rowids in order); with filters only, the
     // small entries table does, newest rows first, and the text is fetched for the hits only.
-    let sql = if long.is_empty() {
+    let sql = if !indexed {
         format!(
             "SELECT f.id, f.path, f.session_id, f.title, f.cwd, e.entry_id, e.line, e.role, e.ts, (SELECT text FROM fts WHERE fts.rowid = e.id)
              FROM entries e JOIN files f ON f.id = e.file_id

@@ -95,6 +95,8 @@ const QUERIES: &[&str] = &[
     "🙂",
     "ok",
     "a",
+    "zz",
+    "qu role:user",
     "role:user migration",
     "role:assistant handler",
     "role:toolResult error",
@@ -121,7 +123,7 @@ fn assert_same(root: &Path, ix: &SearchIndex, queries: &[&str]) -> usize {
 }
 
 #[test]
-fn twenty_queries_equal_a_brute_force_scan_and_appends_are_incremental() {
+fn twenty_two_queries_equal_a_brute_force_scan_and_appends_are_incremental() {
     let dir = tempfile::tempdir().unwrap();
     let root = corpus(&dir.path().join("corpus"), 24, 2_500_000);
     let ix = SearchIndex::open(&root, &dir.path().join("cache/search.sqlite")).unwrap();
