@@ -9,10 +9,10 @@ import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
-import { repo } from "./harness.mjs";
+import { repo, targetDir } from "./harness.mjs";
 import { Keys, sleep } from "./webdriver.mjs";
 
-const cli = process.env.PI_SESSION_BIN ?? join(repo, "target/debug/pi-session");
+const cli = process.env.PI_SESSION_BIN ?? join(targetDir, "debug/pi-session");
 const q = (s) => JSON.stringify(s);
 const TWO_COMPACTIONS = "--home-alice-projects-cli-tool--/2026-03-02T16-05-49-386Z_019caf4c-74ca-74dd-bb9b-3973465f4881.jsonl";
 const DEMO_FILE = "--home-alice-projects-cli-tool--/2026-03-02T22-59-24-626Z_019cb0c7-1b52-7122-a36e-20a83636094f.jsonl";
