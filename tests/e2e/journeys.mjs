@@ -368,6 +368,12 @@ export const journeySpecs = [
 			assert.ok(fitK >= 0.06, `the fitted scale (${fitK})`);
 			const cols = await d.exec("return new Set([...document.querySelectorAll('[data-testid=fork-node]')].map(n => Math.round(parseFloat(n.style.left) / 200))).size");
 			assert.ok(cols >= 8, `lineages packed into columns (${cols} distinct column positions)`);
+			// Zoomed out that far, each folder's name is still drawn at a readable size, in the view.
+			const labels = await d.exec(`const host = document.querySelector('[data-testid=fork-graph]').getBoundingClientRect();
+				return [...document.querySelectorAll('[data-testid=fork-group-label]')].map((e) => { const b = e.getBoundingClientRect();
+					return { text: e.textContent, px: parseFloat(getComputedStyle(e).fontSize), inside: b.left >= host.left - 1 && b.right <= host.right + 1 && b.top >= host.top - 1 && b.bottom <= host.bottom + 1 }; });`);
+			assert.deepEqual(labels.map((l) => l.text).sort(), Array.from({ length: 10 }, (_, i) => `~/proj${i}`).sort(), JSON.stringify(labels));
+			for (const l of labels) assert.ok(l.px >= 11 && l.inside, JSON.stringify(l));
 			await h.shot("journeys-fork-graph-2000-fit");
 			// The wheel scrolls (the stage moves, the scale stays); ctrl+wheel zooms.
 			const stage = () => d.exec("return document.querySelector('[data-testid=fork-graph] .stage').style.transform");
