@@ -180,7 +180,7 @@ export function layoutForkGraph(input: ForkNode[], describe: (n: ForkNode) => st
   }
   const { nodes, groups, width, height } = pack(plan, best!.colH, indentW);
 
-  // 4. Edges: fork edges from each parent; cycle edges (not followed by the layout) in red.
+  // 3. Edges: fork edges from each parent; cycle edges (not followed by the layout) in red.
   const edges: FGEdge[] = [];
   const pos = new Map<string, FGNode>();
   for (const n of nodes) pos.set(n.key, n);
