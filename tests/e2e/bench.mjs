@@ -10,7 +10,7 @@
 // while scrolling it; a live append until visible; the fork graph of the big root usable after
 // start. The app binary: --app, else $PI_EXPLORER_BIN, else target/release, else target/debug.
 
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 
@@ -37,6 +37,25 @@ function files(root) {
 		else if (d.name.endsWith(".jsonl")) out.push(p);
 	}
 	return out;
+}
+
+/** The latest time among the last lines of a session file (entry and message timestamps). */
+function lastTime(path) {
+	const size = statSync(path).size;
+	const fd = openSync(path, "r");
+	const buf = Buffer.alloc(Math.min(size, 1 << 20));
+	readSync(fd, buf, 0, buf.length, size - buf.length);
+	closeSync(fd);
+	let best = 0;
+	for (const line of buf.toString("utf8").split("\n").slice(1)) {
+		try {
+			const e = JSON.parse(line);
+			for (const t of [Date.parse(e.timestamp), Number(e.message?.timestamp)]) if (Number.isFinite(t)) best = Math.max(best, t);
+		} catch {
+			// a cut line
+		}
+	}
+	return best;
 }
 
 /** Epoch ms when the newest process running `bin` with `arg` started (from /proc). */
@@ -155,13 +174,14 @@ try {
 	mkdirSync(join(root, "--home-user-a-small--"));
 	const big = join(root, "--home-user-big--", basename(bigRoot));
 	copyFileSync(bigRoot, big);
-	const now = new Date().toISOString();
+	// Newer than the big session's last entry (its list time), which may lie in the future.
+	const now = new Date(Math.max(Date.now(), lastTime(big) + 86400000)).toISOString();
 	const small = join(root, "--home-user-a-small--", `${now.replace(/[:.]/g, "-")}_0197ffff-0000-7000-8000-000000000001.jsonl`);
 	writeFileSync(
 		small,
 		JSON.stringify({ type: "session", version: 3, id: "0197ffff-0000-7000-8000-000000000001", timestamp: now, cwd: "/home/user/a-small" }) +
 			"\n" +
-			JSON.stringify({ type: "message", id: "5a11a001", parentId: null, timestamp: now, message: { role: "user", content: "a small session", timestamp: Date.now() } }) +
+			JSON.stringify({ type: "message", id: "5a11a001", parentId: null, timestamp: now, message: { role: "user", content: "a small session", timestamp: Date.parse(now) } }) +
 			"\n",
 	);
 	console.log(`\nbig session: ${(statSync(big).size / 1e6).toFixed(0)} MB (${basename(big)})`);
