@@ -10,11 +10,11 @@
 // while scrolling it; a live append until visible; the fork graph of the big root usable after
 // start. The app binary: --app, else $PI_EXPLORER_BIN, else target/release, else target/debug.
 
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { appendFileSync, closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 
-import { Harness, repo } from "./harness.mjs";
+import { Harness, repo, targetDir } from "./harness.mjs";
 import { sleep } from "./webdriver.mjs";
 
 const arg = (name) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
@@ -23,7 +23,7 @@ const manyRoot = arg("--many");
 const app =
 	arg("--app") ??
 	process.env.PI_EXPLORER_BIN ??
-	[join(repo, "target/release/pi-session-explorer"), join(repo, "target/debug/pi-session-explorer")].find(existsSync);
+	[join(targetDir, "release/pi-session-explorer"), join(targetDir, "debug/pi-session-explorer")].find(existsSync);
 if (!bigRoot || !manyRoot) {
 	console.error("usage: node tests/e2e/bench.mjs --big FILE --many ROOT [--app BIN]");
 	process.exit(2);
@@ -37,6 +37,25 @@ function files(root) {
 		else if (d.name.endsWith(".jsonl")) out.push(p);
 	}
 	return out;
+}
+
+/** The latest time among the last lines of a session file (entry and message timestamps). */
+function lastTime(path) {
+	const size = statSync(path).size;
+	const fd = openSync(path, "r");
+	const buf = Buffer.alloc(Math.min(size, 1 << 20));
+	readSync(fd, buf, 0, buf.length, size - buf.length);
+	closeSync(fd);
+	let best = 0;
+	for (const line of buf.toString("utf8").split("\n").slice(1)) {
+		try {
+			const e = JSON.parse(line);
+			for (const t of [Date.parse(e.timestamp), Number(e.message?.timestamp)]) if (Number.isFinite(t)) best = Math.max(best, t);
+		} catch {
+			// a cut line
+		}
+	}
+	return best;
 }
 
 /** Epoch ms when the newest process running `bin` with `arg` started (from /proc). */
@@ -147,15 +166,24 @@ await h.start();
 try {
 	console.log(`app: ${app}`);
 	// ---------------------------------------------------------------- the big session
-	// A root with the big file and one small session (listed first, so the app opens that one).
+	// A root with the big file and a newer small session: the app opens the most recent session
+	// at start (the small one), so the big one is first opened by the click measured below.
 	const root = mkdtempSync(join(tmpdir(), "pi-bench-root-"));
 	tempRoot = root;
 	mkdirSync(join(root, "--home-user-big--"));
 	mkdirSync(join(root, "--home-user-a-small--"));
 	const big = join(root, "--home-user-big--", basename(bigRoot));
 	copyFileSync(bigRoot, big);
-	const smallOne = files(manyRoot).map((p) => ({ p, size: statSync(p).size })).sort((a, b) => a.size - b.size)[0].p;
-	copyFileSync(smallOne, join(root, "--home-user-a-small--", basename(smallOne)));
+	// Newer than the big session's last entry (its list time), which may lie in the future.
+	const now = new Date(Math.max(Date.now(), lastTime(big) + 86400000)).toISOString();
+	const small = join(root, "--home-user-a-small--", `${now.replace(/[:.]/g, "-")}_0197ffff-0000-7000-8000-000000000001.jsonl`);
+	writeFileSync(
+		small,
+		JSON.stringify({ type: "session", version: 3, id: "0197ffff-0000-7000-8000-000000000001", timestamp: now, cwd: "/home/user/a-small" }) +
+			"\n" +
+			JSON.stringify({ type: "message", id: "5a11a001", parentId: null, timestamp: now, message: { role: "user", content: "a small session", timestamp: Date.parse(now) } }) +
+			"\n",
+	);
 	console.log(`\nbig session: ${(statSync(big).size / 1e6).toFixed(0)} MB (${basename(big)})`);
 	let d = await h.open(["--sessions-dir", root]);
 	show("first start (no cache): first sessions on screen", await firstSessionsAfterStart(d, root), "ms", "process start to the list drawn");
@@ -164,7 +192,12 @@ try {
 	await h.close();
 	d = await h.open(["--sessions-dir", root]);
 	show("second start: first sessions on screen", await firstSessionsAfterStart(d, root), "ms", "process start to the list drawn");
-	await sleep(1500);
+	// The start opens the small session (the most recent), not the big one.
+	await d.waitFor("[data-testid=tree-row]", { timeout: 60000 });
+	await until(async () => (await d.exec("return document.querySelector('[data-testid=statusbar]')?.innerText ?? ''")).includes(basename(small).slice(0, 20)), 20000);
+	const opened = await d.exec("return document.querySelector('[data-testid=statusbar]')?.innerText ?? ''");
+	if (!opened.includes(basename(small).slice(0, 20))) throw new Error(`the start did not open the small session: ${opened}`);
+	await sleep(1000);
 	const ms = await d.execAsync(
 		`const done = arguments[arguments.length - 1];
 		const want = arguments[1];
@@ -244,7 +277,6 @@ try {
 	// Into the copy of a small session in the temporary root (the corpora are left as they are).
 	await h.close();
 	d = await h.open(["--sessions-dir", root]);
-	const small = join(root, "--home-user-a-small--", basename(smallOne));
 	await d.waitFor("[data-testid=session-row]", { timeout: 60000 });
 	await d.exec("[...document.querySelectorAll('[data-testid=session-row]')].find((r) => r.getAttribute('data-path') === arguments[0]).click()", [small]);
 	await d.waitFor("[data-testid=tree-row]");

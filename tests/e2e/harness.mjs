@@ -11,6 +11,8 @@ import { fileURLToPath } from "node:url";
 import { Driver, sleep } from "./webdriver.mjs";
 
 export const repo = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+/** Cargo's target folder: $CARGO_TARGET_DIR (relative to the repo), else target/. */
+export const targetDir = process.env.CARGO_TARGET_DIR ? resolve(repo, process.env.CARGO_TARGET_DIR) : join(repo, "target");
 
 async function freePort() {
 	return new Promise((res, rej) => {
@@ -39,7 +41,7 @@ async function waitPort(port, timeout = 20000) {
 
 export class Harness {
 	constructor({ app, shots }) {
-		this.app = app ?? process.env.PI_EXPLORER_BIN ?? join(repo, "target/debug/pi-session-explorer");
+		this.app = app ?? process.env.PI_EXPLORER_BIN ?? join(targetDir, "debug/pi-session-explorer");
 		if (!existsSync(this.app)) throw new Error(`app binary not found: ${this.app} (build it first: cargo build)`);
 		this.shots = shots;
 		mkdirSync(shots, { recursive: true });

@@ -9,12 +9,14 @@ import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
-import { repo } from "./harness.mjs";
+import { repo, targetDir } from "./harness.mjs";
 import { Keys, sleep } from "./webdriver.mjs";
 
-const cli = process.env.PI_SESSION_BIN ?? join(repo, "target/debug/pi-session");
+const cli = process.env.PI_SESSION_BIN ?? join(targetDir, "debug/pi-session");
 const q = (s) => JSON.stringify(s);
 const TWO_COMPACTIONS = "--home-alice-projects-cli-tool--/2026-03-02T16-05-49-386Z_019caf4c-74ca-74dd-bb9b-3973465f4881.jsonl";
+/** A demo session the real pi forked twice (the parent of the unified view below). */
+const FORKED = "--home-alice-projects-cli-tool--/2026-03-02T16-34-17-614Z_019caf66-858e-71a0-b7dd-d5842f44c189.jsonl";
 const DEMO_FILE = "--home-alice-projects-cli-tool--/2026-03-02T22-59-24-626Z_019cb0c7-1b52-7122-a36e-20a83636094f.jsonl";
 
 function demoCopy(dir) {
@@ -95,6 +97,15 @@ async function press(d, ...keys) {
 		await sleep(150);
 	}
 }
+
+/** What the view should show of a session file on a chip (as ui/src/lib/format.ts fileTag). */
+function fileTag(path) {
+	const stem = path.split("/").pop().replace(/\.jsonl$/, "");
+	return stem.length > 24 ? `${stem.slice(0, 16)}…${stem.slice(-6)}` : stem;
+}
+
+/** Rectangles overlap (more than a pixel each way). */
+const overlaps = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
 
 /** `n` sessions in 10 project folders: a quarter roots, the rest forks (chains and siblings). */
 function manySessions(root, n) {
@@ -349,6 +360,20 @@ export const journeySpecs = [
 			assert.ok(inForks > 1800, `${inForks} sessions in forks`);
 			assert.equal(r.n, inForks, `nodes drawn (${JSON.stringify(r)})`);
 			assert.equal(r.out, 0, `nodes outside the fitted view (${JSON.stringify(r)})`);
+			// Lineages packed into columns of the view's shape: the fitted scale is over ten times
+			// that of one tall column (about 0.007 here). Readable titles for ~1,900 nodes at once
+			// would need more pixels than the view has; ctrl+wheel zooms in from there.
+			const fitK = Number((await d.exec("return document.querySelector('[data-testid=fork-graph] .stage').style.transform")).match(/scale\(([^)]+)\)/)[1]);
+			console.log(`    fork graph: ${r.n} nodes, Fit scale ${fitK.toFixed(3)} in a ${Math.round(r.hw)}x${Math.round(r.hh)} view`);
+			assert.ok(fitK >= 0.06, `the fitted scale (${fitK})`);
+			const cols = await d.exec("return new Set([...document.querySelectorAll('[data-testid=fork-node]')].map(n => Math.round(parseFloat(n.style.left) / 200))).size");
+			assert.ok(cols >= 8, `lineages packed into columns (${cols} distinct column positions)`);
+			// Zoomed out that far, each folder's name is still drawn at a readable size, in the view.
+			const labels = await d.exec(`const host = document.querySelector('[data-testid=fork-graph]').getBoundingClientRect();
+				return [...document.querySelectorAll('[data-testid=fork-group-label]')].map((e) => { const b = e.getBoundingClientRect();
+					return { text: e.textContent, px: parseFloat(getComputedStyle(e).fontSize), inside: b.left >= host.left - 1 && b.right <= host.right + 1 && b.top >= host.top - 1 && b.bottom <= host.bottom + 1 }; });`);
+			assert.deepEqual(labels.map((l) => l.text).sort(), Array.from({ length: 10 }, (_, i) => `~/proj${i}`).sort(), JSON.stringify(labels));
+			for (const l of labels) assert.ok(l.px >= 11 && l.inside, JSON.stringify(l));
 			await h.shot("journeys-fork-graph-2000-fit");
 			// The wheel scrolls (the stage moves, the scale stays); ctrl+wheel zooms.
 			const stage = () => d.exec("return document.querySelector('[data-testid=fork-graph] .stage').style.transform");
@@ -364,6 +389,136 @@ export const journeySpecs = [
 			await d.exec("document.querySelector('[data-testid=fork-node]').click()");
 			await d.waitFor("[data-testid=fork-details]", { what: "the details" });
 			assert.equal(await d.exec("return document.querySelector('[data-testid=tab-forks]').getAttribute('aria-selected')"), "true");
+		},
+	},
+	{
+		name: "journeys: the audit view shows pi 1.6 context edits beside the compactions: each original next to what pi 1.6 sends, expanding in place (a session pi 1.6.0 wrote)",
+		async run({ h, dir }) {
+			const node24 = process.env.NODE24 ?? join(repo, ".tools/bin/node24");
+			const pi16 = process.env.PI16_DIR ?? join(repo, "tests/pi-oracle/pi16");
+			const root = join(dir, "sessions16");
+			const { file, ids } = JSON.parse(execFileSync(node24, [join(repo, "tests/e2e/pi16-session.mjs"), root, pi16], { encoding: "utf8" }));
+			const d = await h.open(["--sessions-dir", root]);
+			await openSession(d, file);
+			await selectRow(d, ids.assistant4);
+			await (await d.find("[data-testid=tab-audit]")).click();
+			await d.waitFor("[data-testid=audit-edits] [data-testid=audit-edit]", { what: "the context edits in the audit view" });
+			// The compaction and the edits in the same view.
+			assert.equal((await d.findAll("[data-testid=audit-compaction]")).length, 1);
+			const rows = await d.findAll("[data-testid=audit-edit]");
+			assert.deepEqual(await Promise.all(rows.map((r) => r.attr("data-id"))), [ids.tool1, ids.assistant3]);
+			assert.deepEqual(await Promise.all(rows.map((r) => r.attr("data-dropped"))), ["false", "true"]);
+			const sel = (id, testid) => `[data-testid=audit-edit][data-id=${q(id)}] [data-testid=${testid}]`;
+			// The replaced tool result: its original beside the replacement, and the edit's line.
+			assert.ok((await (await d.find(sel(ids.tool1, "audit-edit-original"))).text()).includes("ORIGINAL-SECRET-OUTPUT"));
+			assert.equal((await (await d.find(sel(ids.tool1, "audit-edit-replacement"))).text()).trim(), "[output removed: it held a secret]");
+			assert.ok((await rows[0].text()).includes("edit L7"), await rows[0].text());
+			// The dropped assistant message: its original, and nothing sent.
+			assert.ok((await (await d.find(sel(ids.assistant3, "audit-edit-original"))).text()).includes("DROPPED-WRONG-APPROACH"));
+			assert.ok((await (await d.find(sel(ids.assistant3, "audit-edit-dropped"))).text()).includes("dropped from the context"));
+			assert.ok((await rows[1].text()).includes("edit L11"), await rows[1].text());
+			assert.equal(await d.exec("return document.querySelectorAll('[data-testid=audit-edits] script, [data-testid=audit-edits] img').length"), 0);
+			await h.shot("journeys-audit-edits");
+			// Expanding in place shows both messages whole; the selection stays.
+			const sel0 = await d.exec("return window.__piExplorerTest.selectedId()");
+			await (await d.find(sel(ids.tool1, "audit-edit-expand"))).click();
+			const full = await d.waitFor(sel(ids.tool1, "audit-edit-original-full"), { what: "the original, whole" });
+			assert.ok((await full.text()).includes('{"apiKey": "ORIGINAL-SECRET-OUTPUT"}'), await full.text());
+			assert.ok((await (await d.find(sel(ids.tool1, "audit-edit-replacement-full"))).text()).includes("[output removed: it held a secret]"));
+			assert.equal(await d.exec("return window.__piExplorerTest.selectedId()"), sel0, "expanding keeps the selection");
+			await h.shot("journeys-audit-edits-expanded");
+			// To the tree and back.
+			await (await d.find(sel(ids.assistant3, "audit-edit-to-tree"))).click();
+			await until(async () => (await selectedRowId(d)) === ids.assistant3, "the dropped message selected in the tree");
+			await (await d.waitFor("[data-testid=back-to-audit]")).click();
+			await d.waitFor(`[data-testid=audit-edit][data-id=${q(ids.assistant3)}]`, { what: "back in the audit" });
+			// Audited before the edits: none listed.
+			await (await d.find("[data-testid=tab-tree]")).click();
+			await selectRow(d, ids.tool1);
+			await (await d.find("[data-testid=tab-audit]")).click();
+			await d.waitFor("[data-testid=audit-empty]", { what: "no compaction before the tool result" });
+			assert.equal((await d.findAll("[data-testid=audit-edit]")).length, 0);
+		},
+	},
+	{
+		name: "journeys: the unified fork view names the file on every leaf and fork chip (real pi forks)",
+		async run({ h, dir }) {
+			const { root } = demoCopy(dir);
+			const file = join(root, FORKED);
+			const d = await h.open(["--sessions-dir", root]);
+			await openSession(d, file);
+			await (await d.find("[data-testid=unified-toggle]")).click();
+			await d.waitFor("[data-testid=fork-chip]", { what: "fork rows in the unified view" });
+			// Every chip in the tree (scrolled top to bottom: the list is virtual).
+			const chips = await d.execAsync(
+				`const done = arguments[arguments.length - 1];
+				const tree = document.querySelector('[data-testid=tree-view]');
+				let sc = tree;
+				for (let e = document.querySelector('[data-testid=tree-row]'); e; e = e.parentElement) { const s = getComputedStyle(e); if ((s.overflowY === 'auto' || s.overflowY === 'scroll') && e.scrollHeight > e.clientHeight) { sc = e; break; } }
+				const seen = new Map();
+				sc.scrollTop = 0;
+				(function step() {
+					for (const c of document.querySelectorAll('[data-testid=fork-chip], [data-testid=leaf-pill]')) {
+						const row = c.closest('[data-testid=tree-row]');
+						seen.set(c.getAttribute('data-testid') + ':' + (row ? row.getAttribute('data-row') : ''), { kind: c.getAttribute('data-testid'), file: c.getAttribute('data-file'), text: c.textContent });
+					}
+					if (sc.scrollTop + sc.clientHeight >= sc.scrollHeight - 1) return done([...seen.values()]);
+					sc.scrollTop += sc.clientHeight * 0.8;
+					requestAnimationFrame(() => requestAnimationFrame(step));
+				})();`,
+				[],
+			);
+			const forks = chips.filter((c) => c.kind === "fork-chip");
+			const leaves = chips.filter((c) => c.kind === "leaf-pill");
+			assert.ok(forks.length >= 2, `fork chips (${forks.length})`);
+			assert.ok(leaves.length >= 3, `a leaf per file (${JSON.stringify(leaves)})`);
+			for (const c of chips) {
+				assert.ok(c.file && c.file.endsWith(".jsonl"), `a file on ${JSON.stringify(c)}`);
+				assert.ok(c.text.includes(fileTag(c.file)), `${JSON.stringify(c.text)} names ${c.file}`);
+			}
+			// One leaf per file, each naming its own, the opened file among them; fork chips name forks.
+			const leafFiles = leaves.map((c) => c.file);
+			assert.equal(new Set(leafFiles).size, leafFiles.length, "each file's leaf once");
+			assert.ok(leafFiles.includes(file), "the opened file's leaf");
+			assert.equal(new Set(leaves.map((c) => c.text)).size, leaves.length, "the leaf chips can be told apart");
+			for (const c of forks) assert.notEqual(c.file, file, "a fork chip names a fork's file");
+			assert.ok(new Set(forks.map((c) => c.file)).size >= 2, "chips of different forks name different files");
+			await h.shot("journeys-unified-files");
+		},
+	},
+	{
+		name: "journeys: nothing cut off at 1280x800: the way back to the audit has a strip of its own, fully visible, overlapping nothing",
+		async run({ h, dir }) {
+			const { root } = demoCopy(dir);
+			const file = join(root, TWO_COMPACTIONS);
+			const d = await h.open(["--sessions-dir", root]);
+			await d.cmd("POST", "/window/rect", { width: 1280, height: 800 });
+			await sleep(400);
+			await openSession(d, file);
+			await (await d.find("[data-testid=tab-audit]")).click();
+			const first = await d.waitFor("[data-testid=audit-hidden] [data-testid=audit-to-tree]", { what: "a hidden entry" });
+			await first.click();
+			await d.waitFor("[data-testid=back-to-audit]", { what: "the way back" });
+			await sleep(300);
+			const r = await d.exec(`const rect = (e) => { const b = e.getBoundingClientRect(); return { left: b.left, right: b.right, top: b.top, bottom: b.bottom, w: b.width, h: b.height, what: e.getAttribute('data-testid') || e.getAttribute('aria-label') || e.textContent.trim().slice(0, 30) }; };
+				const back = document.querySelector('[data-testid=back-to-audit]');
+				const visible = (e) => { const b = e.getBoundingClientRect(); return b.width > 0 && b.height > 0 && getComputedStyle(e).visibility !== 'hidden'; };
+				const toolbar = document.querySelector('.center .toolbar');
+				const controls = [...toolbar.querySelectorAll('button, input, select, [role=tab]'), ...document.querySelectorAll('[data-testid=back-bar] > *')].filter((e) => e !== back && visible(e));
+				const hit = (() => { const b = back.getBoundingClientRect(); const el = document.elementFromPoint(b.left + b.width / 2, b.top + b.height / 2); return !!el && (el === back || back.contains(el)); })();
+				return { win: [window.innerWidth, window.innerHeight], back: rect(back), toolbar: { ...rect(toolbar), scroll: toolbar.scrollWidth, client: toolbar.clientWidth }, controls: controls.map(rect), hit };`);
+			assert.equal(r.win[0] <= 1280, true, JSON.stringify(r.win));
+			const b = r.back;
+			assert.ok(b.w > 40 && b.h > 10, `the control has a size (${JSON.stringify(b)})`);
+			assert.ok(b.left >= 0 && b.top >= 0 && b.right <= r.win[0] && b.bottom <= r.win[1], `fully in the window (${JSON.stringify(b)})`);
+			assert.ok(r.hit, "nothing covers it");
+			for (const c of r.controls) assert.ok(!overlaps(b, c), `overlaps ${JSON.stringify(c)}`);
+			// The toolbar above keeps all of its controls visible: nothing scrolled or cut off.
+			assert.ok(r.toolbar.scroll <= r.toolbar.client + 1, `the toolbar fits (${r.toolbar.scroll} > ${r.toolbar.client})`);
+			for (const c of r.controls.filter((c) => c.top < b.top)) assert.ok(c.right <= r.toolbar.right + 1 && c.left >= r.toolbar.left - 1, `cut off: ${JSON.stringify(c)}`);
+			await h.shot("journeys-back-to-audit-1280");
+			await (await d.find("[data-testid=back-to-audit]")).click();
+			await d.waitFor("[data-testid=audit-compaction]", { what: "back in the audit" });
 		},
 	},
 	{

@@ -7,6 +7,7 @@ import { appendFileSync, existsSync, readFileSync, readdirSync, utimesSync } fro
 import { join } from "node:path";
 
 import { sleep } from "./webdriver.mjs";
+import { targetDir } from "./harness.mjs";
 import { openSession, until } from "./specs.mjs";
 
 const q = (s) => JSON.stringify(s);
@@ -78,7 +79,7 @@ export const findSpecs = [
 			await d.waitFor("[data-testid=dash-totals]", { what: "dashboard totals" });
 			const cost = await (await d.find("[data-testid=dash-cost]")).text();
 			const list = JSON.parse(
-				(await import("node:child_process")).execFileSync(process.env.PI_SESSION_BIN ?? join(process.cwd(), "target/debug/pi-session"), ["list", "--sessions-dir", fx.root, "--json"], { encoding: "utf8" }),
+				(await import("node:child_process")).execFileSync(process.env.PI_SESSION_BIN ?? join(targetDir, "debug/pi-session"), ["list", "--sessions-dir", fx.root, "--json"], { encoding: "utf8" }),
 			);
 			const want = list.sessions.reduce((a, s) => a + s.cost, 0);
 			assert.equal(cost, want >= 100 ? `$${want.toFixed(0)}` : `$${want.toFixed(2)}`, "total cost = sum of list");

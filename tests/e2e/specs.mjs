@@ -6,11 +6,11 @@ import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } f
 import { createServer } from "node:http";
 import { dirname, join } from "node:path";
 
-import { repo } from "./harness.mjs";
+import { repo, targetDir } from "./harness.mjs";
 import { Keys, sleep } from "./webdriver.mjs";
 import { journeySpecs } from "./journeys.mjs";
 
-const cli = process.env.PI_SESSION_BIN ?? join(repo, "target/debug/pi-session");
+const cli = process.env.PI_SESSION_BIN ?? join(targetDir, "debug/pi-session");
 const piOracle = join(repo, "tests/pi-oracle/oracle.mjs");
 
 /** The id the inspector shows (its data-id, else the text after "id"). */

@@ -19,6 +19,21 @@ fn is_session_file(p: &Path) -> bool {
     p.extension().is_some_and(|e| e == "jsonl") && !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'))
 }
 
+/// The session files in `dir` and its folders, `depth` levels down at most.
+fn session_files_under(dir: &Path, depth: u32, out: &mut BTreeSet<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    for e in rd.flatten() {
+        let p = e.path();
+        match e.file_type() {
+            Ok(t) if t.is_dir() && depth > 1 => session_files_under(&p, depth - 1, out),
+            Ok(t) if t.is_file() && is_session_file(&p) => {
+                out.insert(p);
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Starts watching `root` (recursively). `on_change` runs on a background thread.
 pub fn watch_root(root: &Path, coalesce: Duration, on_change: impl Fn(RootChanged) + Send + 'static) -> notify::Result<RootWatch> {
     let (tx, rx) = mpsc::channel::<notify::Result<notify::Event>>();
@@ -40,6 +55,13 @@ pub fn watch_root(root: &Path, coalesce: Duration, on_change: impl Fn(RootChange
                 };
                 match rx.recv_timeout(timeout) {
                     Ok(Ok(ev)) => {
+                        // A folder that appears (made, or moved in): the files already in it
+                        // send no events of their own (the watch on it starts after them).
+                        if matches!(ev.kind, EventKind::Create(_) | EventKind::Modify(notify::event::ModifyKind::Name(_))) {
+                            for p in ev.paths.iter().filter(|p| p.is_dir()) {
+                                session_files_under(p, 3, &mut added);
+                            }
+                        }
                         for p in ev.paths.iter().filter(|p| is_session_file(p)) {
                             match ev.kind {
                                 EventKind::Create(_) => {
@@ -118,5 +140,29 @@ mod tests {
         std::fs::write(dir.path().join("sub/b.jsonl"), "{}\n").unwrap();
         let ev = rx.recv_timeout(Duration::from_secs(5)).unwrap();
         assert!(ev.added.iter().any(|p| p.ends_with("b.jsonl")), "{ev:?}");
+    }
+
+    #[test]
+    fn a_folder_that_arrives_with_sessions_in_it_reports_them() {
+        // As a sync tool or `mv` brings a project folder in: its files come with no events.
+        let outside = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let moved = outside.path().join("--home-desk--");
+        std::fs::create_dir_all(moved.join("deeper")).unwrap();
+        std::fs::write(moved.join("c.jsonl"), "{}\n").unwrap();
+        std::fs::write(moved.join("deeper/d.jsonl"), "{}\n").unwrap();
+        std::fs::write(moved.join("notes.txt"), "x").unwrap();
+        let (tx, rx) = mpsc::channel();
+        let _w = watch_root(dir.path(), Duration::from_millis(50), move |ev| {
+            let _ = tx.send(ev);
+        })
+        .unwrap();
+        std::fs::rename(&moved, dir.path().join("--home-desk--")).unwrap();
+        let mut added = BTreeSet::new();
+        while added.len() < 2 {
+            let ev = rx.recv_timeout(Duration::from_secs(5)).expect("the moved-in folder's sessions reported");
+            added.extend(ev.added.into_iter().map(|p| Path::new(&p).file_name().unwrap().to_string_lossy().into_owned()));
+        }
+        assert_eq!(added.into_iter().collect::<Vec<_>>(), ["c.jsonl", "d.jsonl"]);
     }
 }

@@ -145,6 +145,38 @@ fn an_edit_on_another_branch_does_not_apply() {
 }
 
 #[test]
+fn the_full_width_audit_carries_the_context_edits_on_the_path_beside_the_compactions() {
+    let fx = file(&[
+        user("u1", None, "show the config"),
+        tool_result("t1", Some("u1"), "SECRET-OUTPUT"),
+        edit("e1", "t1", "t1", json!({"content":"[removed]"})),
+        assistant("a1", Some("e1"), "WRONG-APPROACH"),
+        edit("e2", "a1", "a1", Value::Null),
+        json!({"type":"compaction","id":"c1","parentId":"e2","timestamp":TS,"summary":"S","firstKeptEntryId":"t1","tokensBefore":100}).to_string(),
+        user("u2", Some("c1"), "go on"),
+    ]);
+    let ex = Explorer::new(fx.root.clone(), "test", true);
+    let path = fx.path.to_str().unwrap();
+    // At the session's leaf (None): the compaction, and both edits with their originals.
+    let a = ex.audit_view(path, None).unwrap();
+    assert_eq!(a.compactions.len(), 1);
+    let got: Vec<_> = a.edited.iter().map(|x| (x.id.as_str(), x.dropped, x.edit_id.as_str(), x.edit_line)).collect();
+    assert_eq!(got, [("t1", false, "e1", 4), ("a1", true, "e2", 6)]);
+    assert_eq!(a.edited[0].original["content"][0]["text"], json!("SECRET-OUTPUT"));
+    assert_eq!(a.edited[0].replacement.as_ref().unwrap()["content"], json!([{"type":"text","text":"[removed]"}]));
+    assert_eq!(a.edited[0].replacement_preview.as_deref(), Some("[removed]"));
+    assert_eq!(a.edited[1].original["content"][0]["text"], json!("WRONG-APPROACH"));
+    assert!(a.edited[1].replacement.is_none());
+    // One answer: the same as the context view's audit at the leaf.
+    assert_eq!(a.edited, ex.context_view(path, Some("u2")).unwrap().edited);
+    // Audited before the second edit: only the first applies; before the first, none.
+    let at_a1 = ex.audit_view(path, Some("a1")).unwrap();
+    assert_eq!(at_a1.edited.iter().map(|x| x.id.as_str()).collect::<Vec<_>>(), ["t1"]);
+    assert!(at_a1.compactions.is_empty());
+    assert!(ex.audit_view(path, Some("t1")).unwrap().edited.is_empty());
+}
+
+#[test]
 fn a_compaction_emits_its_system_message_first_and_drops_system_messages_in_its_kept_range() {
     let sys = json!({"role":"system","content":"You are pi.","timestamp":9});
     let fx = file(&[

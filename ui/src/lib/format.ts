@@ -83,6 +83,16 @@ export function basename(path: string): string {
   return i >= 0 ? path.slice(i + 1) : path;
 }
 
+/**
+ * A session file's name short enough for a chip, still telling files apart: the name without
+ * `.jsonl`, cut in the middle when long (pi's names are `<time>_<uuid>`: the time stays, and
+ * the end of the uuid, which differs between files made in the same second).
+ */
+export function fileTag(path: string): string {
+  const stem = basename(path).replace(/\.jsonl$/, "");
+  return stem.length > 24 ? `${stem.slice(0, 16)}…${stem.slice(-6)}` : stem;
+}
+
 export function shortId(id: string | null | undefined): string {
   if (!id) return "";
   return id.length > 12 ? id.slice(0, 8) : id;

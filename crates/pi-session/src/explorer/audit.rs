@@ -6,6 +6,9 @@
 //! hides the path entries from where the previous compaction's context started (its kept
 //! start, or the root) up to its own kept start; compaction lines themselves are not counted
 //! as hidden (each one's summary is shown in its own row).
+//!
+//! The same view carries the pi 1.x context edits in effect at the entry (see `edits.rs`): each
+//! edited or dropped original beside what pi 1.6 sends instead.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -14,6 +17,7 @@ use serde_json::Value;
 use ts_rs::TS;
 
 use super::Explorer;
+use crate::api::EditedEntry;
 use crate::context::{BodyReader, ContextPlan};
 use crate::entry::{Detail, Kind};
 use crate::preview::{estimate_tokens, line_value, preview};
@@ -30,6 +34,9 @@ pub struct AuditView {
     pub leaf_id: Option<String>,
     /// Oldest first; the last one is the compaction in effect.
     pub compactions: Vec<AuditCompaction>,
+    /// Context entries a pi 1.x `context_edit` on the path replaces or drops, in path order
+    /// (the same answer as `ContextView::edited` at this entry).
+    pub edited: Vec<EditedEntry>,
 }
 
 /// One compaction on the path.
@@ -156,6 +163,8 @@ impl Explorer {
             });
             from = kept.max(from);
         }
-        Ok(AuditView { path: s.index.path.to_string_lossy().into_owned(), leaf_id: leaf.map(str::to_string), compactions })
+        let plan = ContextPlan::build(&s.index, &s.tree, node.map(Leaf::Entry).unwrap_or(Leaf::Null));
+        let edited = crate::edits::edited_entries(&s, &plan, &mut reader)?;
+        Ok(AuditView { path: s.index.path.to_string_lossy().into_owned(), leaf_id: leaf.map(str::to_string), compactions, edited })
     }
 }
