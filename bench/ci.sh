@@ -37,3 +37,7 @@ if [ -x .tools/py/bin/python ]; then
 else
 	echo "bench/ci.sh: no .tools/py (scripts/setup all): archive benchmark skipped"
 fi
+
+# The indexed search on the same corpus: index build and size, 50 queries against the scan and
+# grep -rF (10 of them for the baselines), and the export of the big file's path.
+CORPUS="$work/corpus" BASELINE_QUERIES=10 bench/search.sh
