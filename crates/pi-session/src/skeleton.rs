@@ -464,7 +464,12 @@ impl<'a> Scan<'a> {
     fn raw(&mut self) -> R<&'a str> {
         self.ws();
         let start = self.i;
-        self.value()?;
+        // Most kept values are strings (ids, types, names): no trip through the nesting loop.
+        if self.peek() == Some(b'"') {
+            self.string()?;
+        } else {
+            self.value()?;
+        }
         Ok(&self.s[start..self.i])
     }
 
