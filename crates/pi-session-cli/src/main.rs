@@ -462,6 +462,9 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
                 print!("{}", pi_session::view::ascii_tree(&s));
                 print_diags(&s.diagnostics());
             }
+            // The process ends here: the OS takes the memory back at once, without a walk
+            // over every entry's skeleton to free it.
+            std::mem::forget(s);
         }
         Cmd::Context { file, leaf, json } => {
             let s = Session::open(&file)?;
@@ -473,6 +476,8 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
             } else {
                 print_context(&s, leaf, &c);
             }
+            // As for `tree`: no walk to free what the process is about to give back.
+            std::mem::forget(s);
         }
         Cmd::Forks { root, json } => {
             let forks = if root.is_multi() {

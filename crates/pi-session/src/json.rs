@@ -60,7 +60,10 @@ impl<'a> Loose<'a> {
 /// which is what they turn into when the string is later written as UTF-8.
 pub fn decode_str(lit: &str) -> Cow<'_, str> {
     let inner = &lit[1..lit.len().saturating_sub(1).max(1)];
-    if !inner.contains('\\') {
+    // Ids, types and names are short: a plain loop beats a search call on them.
+    let b = inner.as_bytes();
+    let escaped = if b.len() <= 32 { b.iter().any(|&c| c == b'\\') } else { memchr::memchr(b'\\', b).is_some() };
+    if !escaped {
         return Cow::Borrowed(inner);
     }
     let mut out = String::with_capacity(inner.len());

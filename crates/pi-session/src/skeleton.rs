@@ -34,6 +34,8 @@ struct Scan<'a> {
     stack: Nest,
     /// A `\uD800`–`\uDFFF` escape was seen (a surrogate, paired or not).
     surrogate: bool,
+    /// Long strings are searched 64 bytes per step with AVX2.
+    avx2: bool,
 }
 
 /// The open containers (`{` or `[`): the first 32 levels inline (no allocation per line),
@@ -133,6 +135,59 @@ fn special(b: &[u8]) -> Option<usize> {
     }
 }
 
+/// The positions of `"`, `\\` and control characters (below 0x20) among the 64 bytes at
+/// `b[at..at + 64]`, as bits (bit k: byte `at + k`). Needs `at + 64 <= b.len()`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn mask64_sse2(b: &[u8], at: usize) -> u64 {
+    use std::arch::x86_64::*;
+    assert!(at + 64 <= b.len());
+    // SAFETY: SSE2 is always available on x86_64; the loads are unaligned and in bounds (above).
+    unsafe {
+        let quote = _mm_set1_epi8(b'"' as i8);
+        let slash = _mm_set1_epi8(b'\\' as i8);
+        let ctl = _mm_set1_epi8(0x1f);
+        let m = |k: usize| {
+            let x = _mm_loadu_si128(b.as_ptr().add(at + k) as *const __m128i);
+            // x <= 0x1f (unsigned) exactly when max(x, 0x1f) == 0x1f.
+            let low = _mm_cmpeq_epi8(_mm_max_epu8(x, ctl), ctl);
+            _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, slash)), low)) as u16 as u64
+        };
+        m(0) | m(16) << 16 | m(32) << 32 | m(48) << 48
+    }
+}
+
+/// [`mask64_sse2`] with two 32-byte steps.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn mask64_avx2(b: &[u8], at: usize) -> u64 {
+    use std::arch::x86_64::*;
+    assert!(at + 64 <= b.len());
+    let quote = _mm256_set1_epi8(b'"' as i8);
+    let slash = _mm256_set1_epi8(b'\\' as i8);
+    let ctl = _mm256_set1_epi8(0x1f);
+    let x = _mm256_loadu_si256(b.as_ptr().add(at) as *const __m256i);
+    let y = _mm256_loadu_si256(b.as_ptr().add(at + 32) as *const __m256i);
+    let lx = _mm256_cmpeq_epi8(_mm256_max_epu8(x, ctl), ctl);
+    let ly = _mm256_cmpeq_epi8(_mm256_max_epu8(y, ctl), ctl);
+    let hx = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(x, quote), _mm256_cmpeq_epi8(x, slash)), lx);
+    let hy = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(y, quote), _mm256_cmpeq_epi8(y, slash)), ly);
+    _mm256_movemask_epi8(hx) as u32 as u64 | (_mm256_movemask_epi8(hy) as u32 as u64) << 32
+}
+
+/// True when the CPU has AVX2 (looked up once per line scanned).
+#[inline]
+fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 impl<'a> Scan<'a> {
     fn err<T>(&self, what: &'static str) -> R<T> {
         Err(ScanError { at: self.i, what })
@@ -167,7 +222,80 @@ impl<'a> Scan<'a> {
     #[inline]
     fn string(&mut self) -> R<bool> {
         self.i += 1;
+        #[cfg(target_arch = "x86_64")]
+        {
+            // Most strings (keys, ids, names) end within 16 bytes without an escape.
+            if let Some(p) = special(&self.b[self.i..(self.i + 16).min(self.b.len())]) {
+                if self.b[self.i + p] == b'"' {
+                    self.i += p + 1;
+                    return Ok(false);
+                }
+            }
+            if self.i + 64 <= self.b.len() {
+                return self.long_string();
+            }
+        }
+        self.string_rest(false)
+    }
+
+    /// The rest of a string from `self.i`, 64 bytes per step: every quote, backslash and
+    /// control character of a block is taken from one bit mask, escapes included, so text
+    /// with many escapes is not searched again after each one. The last bytes of the line
+    /// (under 64) go to [`Scan::string_rest`]. Errors are those of `string_rest`, at the same
+    /// offsets.
+    #[cfg(target_arch = "x86_64")]
+    fn long_string(&mut self) -> R<bool> {
+        let b = self.b;
         let mut escaped = false;
+        let mut pos = self.i;
+        while pos + 64 <= b.len() {
+            // SAFETY: `avx2` is true only when the CPU has AVX2.
+            let mut m = if self.avx2 { unsafe { mask64_avx2(b, pos) } } else { mask64_sse2(b, pos) };
+            loop {
+                if m == 0 {
+                    pos += 64;
+                    break;
+                }
+                let at = pos + m.trailing_zeros() as usize;
+                let c = b[at];
+                if c == b'"' {
+                    self.i = at + 1;
+                    return Ok(escaped);
+                }
+                if c < 0x20 {
+                    self.i = at;
+                    return self.err("control character in string");
+                }
+                escaped = true;
+                let next = match b.get(at + 1) {
+                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => at + 2,
+                    Some(b'u') => {
+                        let Some(h) = b.get(at + 2..at + 6).filter(|h| h.iter().all(u8::is_ascii_hexdigit)) else {
+                            self.i = at;
+                            return self.err("invalid \\u escape");
+                        };
+                        self.surrogate |= matches!(h[0], b'd' | b'D') && matches!(h[1], b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F');
+                        at + 6
+                    }
+                    _ => {
+                        self.i = at;
+                        return self.err("invalid escape");
+                    }
+                };
+                if next >= pos + 64 {
+                    pos = next;
+                    break;
+                }
+                // Drop the escape's own bytes (and anything before them) from the mask.
+                m &= !0u64 << (next - pos);
+            }
+        }
+        self.i = pos;
+        self.string_rest(escaped)
+    }
+
+    /// A string from `self.i` (after its opening quote), `escaped` if an escape was seen.
+    fn string_rest(&mut self, mut escaped: bool) -> R<bool> {
         loop {
             let rest = &self.b[self.i..];
             let Some(p) = special(rest) else {
@@ -336,7 +464,12 @@ impl<'a> Scan<'a> {
     fn raw(&mut self) -> R<&'a str> {
         self.ws();
         let start = self.i;
-        self.value()?;
+        // Most kept values are strings (ids, types, names): no trip through the nesting loop.
+        if self.peek() == Some(b'"') {
+            self.string()?;
+        } else {
+            self.value()?;
+        }
         Ok(&self.s[start..self.i])
     }
 
@@ -385,7 +518,7 @@ fn message<'a>(sc: &mut Scan<'a>) -> R<Option<MessageFields<'a>>> {
 
 /// Validates `text` as one JSON value and extracts the indexed fields of a top-level object.
 pub fn scan_line(text: &str) -> Result<LineFields<'_>, ScanError> {
-    let mut sc = Scan { s: text, b: text.as_bytes(), i: 0, stack: Nest::default(), surrogate: false };
+    let mut sc = Scan { s: text, b: text.as_bytes(), i: 0, stack: Nest::default(), surrogate: false, avx2: has_avx2() };
     sc.ws();
     let mut f = LineFields::default();
     if sc.peek() == Some(b'{') {
@@ -421,7 +554,7 @@ pub(crate) fn usage_numbers(raw: &str) -> Option<[f64; 6]> {
     if let Some(u) = pi_usage(raw) {
         return Some(u);
     }
-    let mut sc = Scan { s: raw, b: raw.as_bytes(), i: 0, stack: Nest::default(), surrogate: false };
+    let mut sc = Scan { s: raw, b: raw.as_bytes(), i: 0, stack: Nest::default(), surrogate: false, avx2: has_avx2() };
     let mut out = [0.0f64; 6];
     let mut seen = 0u8;
     let number = |sc: &mut Scan<'_>| -> R<Option<f64>> {
@@ -488,41 +621,92 @@ pub(crate) fn usage_numbers(raw: &str) -> Option<[f64; 6]> {
 /// `usage` exactly as pi writes it (these keys in this order, no spaces, plain decimals),
 /// matched byte by byte: most lines of a session carry one. `None` otherwise.
 fn pi_usage(raw: &str) -> Option<[f64; 6]> {
-    const KEYS: [&[u8]; 10] = [
-        b"{\"input\":",
-        b",\"output\":",
-        b",\"cacheRead\":",
-        b",\"cacheWrite\":",
-        b",\"totalTokens\":",
-        b",\"cost\":{\"input\":",
-        b",\"output\":",
-        b",\"cacheRead\":",
-        b",\"cacheWrite\":",
-        b",\"total\":",
-    ];
     let b = raw.as_bytes();
     let mut i = 0;
-    let mut out = [0.0f64; 6];
-    for (k, key) in KEYS.iter().enumerate() {
-        if !b[i..].starts_with(key) {
-            return None;
+    // Each key is a constant of known length: compared inline, not by a call.
+    macro_rules! key {
+        ($k:literal) => {{
+            const K: &[u8] = $k;
+            if b.get(i..i + K.len()) != Some(K) {
+                return None;
+            }
+            i += K.len();
+        }};
+    }
+    macro_rules! kept {
+        ($k:literal) => {{
+            key!($k);
+            let (v, n) = decimal_prefix(&b[i..])?;
+            i += n;
+            v
+        }};
+    }
+    // `cost.input` … `cost.cacheWrite`: not kept, only stepped over (the line was validated;
+    // anything but plain decimals fails the next key's match).
+    macro_rules! skipped {
+        ($k:literal) => {{
+            key!($k);
+            let start = i;
+            while i < b.len() && matches!(b[i], b'0'..=b'9' | b'-' | b'.') {
+                i += 1;
+            }
+            if i == start {
+                return None;
+            }
+        }};
+    }
+    let input = kept!(b"{\"input\":");
+    let output = kept!(b",\"output\":");
+    let cache_read = kept!(b",\"cacheRead\":");
+    let cache_write = kept!(b",\"cacheWrite\":");
+    let total_tokens = kept!(b",\"totalTokens\":");
+    skipped!(b",\"cost\":{\"input\":");
+    skipped!(b",\"output\":");
+    skipped!(b",\"cacheRead\":");
+    skipped!(b",\"cacheWrite\":");
+    let cost = kept!(b",\"total\":");
+    (&b[i..] == b"}}").then_some([input, output, cache_read, cache_write, total_tokens, cost])
+}
+
+/// The plain decimal (`-?digits(.digits)?`, at most 15 digits) at the start of `b`, read in
+/// one pass, and its length; `None` for anything else, or when a digit, `.` or `-` follows it
+/// (so that the caller's next match fails exactly where [`exact_decimal`] would refuse).
+#[inline]
+fn decimal_prefix(b: &[u8]) -> Option<(f64, usize)> {
+    const POW10: [f64; 16] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+    let neg = b.first() == Some(&b'-');
+    let mut i = neg as usize;
+    let mut m: u64 = 0;
+    let mut n = 0usize;
+    while let Some(&c) = b.get(i) {
+        let d = c.wrapping_sub(b'0');
+        if d >= 10 {
+            break;
         }
-        i += key.len();
-        let start = i;
-        while i < b.len() && matches!(b[i], b'0'..=b'9' | b'-' | b'.') {
+        m = m.wrapping_mul(10).wrapping_add(d as u64);
+        n += 1;
+        i += 1;
+    }
+    let mut scale = 0;
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        let f = i;
+        while let Some(&c) = b.get(i) {
+            let d = c.wrapping_sub(b'0');
+            if d >= 10 {
+                break;
+            }
+            m = m.wrapping_mul(10).wrapping_add(d as u64);
+            n += 1;
             i += 1;
         }
-        if i == start {
-            return None;
-        }
-        let v = exact_decimal(&raw[start..i])?;
-        match k {
-            0..=4 => out[k] = v,
-            9 => out[5] = v,
-            _ => {}
-        }
+        scale = i - f;
     }
-    (&b[i..] == b"}}").then_some(out)
+    if n == 0 || n > 15 || matches!(b.get(i), Some(b'.' | b'-')) {
+        return None;
+    }
+    let v = m as f64 / POW10[scale];
+    Some((if neg { -v } else { v }, i))
 }
 
 /// A JSON number without an exponent and with at most 15 significant digits (token counts,
@@ -559,7 +743,7 @@ fn exact_decimal(text: &str) -> Option<f64> {
 
 /// True when `text` is one JSON value (the same test as [`scan_line`], without extraction).
 pub fn is_json(text: &str) -> bool {
-    let mut sc = Scan { s: text, b: text.as_bytes(), i: 0, stack: Nest::default(), surrogate: false };
+    let mut sc = Scan { s: text, b: text.as_bytes(), i: 0, stack: Nest::default(), surrogate: false, avx2: has_avx2() };
     sc.value().is_ok() && {
         sc.ws();
         sc.i == sc.b.len()
@@ -649,6 +833,18 @@ mod tests {
     }
 
     #[test]
+    fn decimal_prefixes_agree_with_exact_decimals() {
+        let cases = ["0", "-0", "7", "41929", "0.016999", "0.000009", "123456789012345", "1234567.89012345", "-2.5", "1234567890123456", "99999999999999999999999", "1.5.2", "1-2", "x"];
+        for c in cases {
+            // (Both see only numbers the scanner validated; "-" and "" differ and never occur.)
+            let mine = decimal_prefix(c.as_bytes()).filter(|&(_, n)| n == c.len()).map(|(v, _)| v.to_bits());
+            assert_eq!(mine, exact_decimal(c).map(f64::to_bits), "{c:?}");
+        }
+        assert_eq!(decimal_prefix(b"12,\"x\""), Some((12.0, 2)));
+        assert_eq!(decimal_prefix(b"12e5"), Some((12.0, 2)));
+    }
+
+    #[test]
     fn exact_decimals_round_as_parse_does() {
         let cases = ["0", "-0", "7", "41929", "0.016999", "0.000009", "123456789012345", "1234567.89012345", "0.1", "0.3", "-2.5", "9007199254740991"];
         for c in cases {
@@ -686,5 +882,21 @@ mod tests {
             assert!(!is_json(&format!("\"{s}\"")), "{pos}");
         }
         assert!(is_json(&format!("\"{}\"", "é\u{7f}".repeat(20))));
+        // Long strings (the 64-byte steps) and every position of a quote, a backslash or a
+        // control character in them, followed by more of the line.
+        for len in [15, 16, 17, 79, 80, 81, 96, 143, 144, 200, 300] {
+            for pos in 0..len {
+                let mut s = "y".repeat(len);
+                for (with, ok) in [("\u{1f}", false), ("\\n", true), ("\\", false)] {
+                    s.replace_range(pos..pos + 1, with);
+                    let line = format!("{{\"a\":\"{s}\",\"b\":\"{}\"}}", "z".repeat(100));
+                    assert_eq!(scan_line(&line).is_ok(), ok, "{len} {pos} {with:?}");
+                    assert_eq!(serde_accepts(&line), ok, "{len} {pos} {with:?}");
+                    s = "y".repeat(len);
+                }
+            }
+            let line = format!("{{\"a\":\"{}\",\"id\":\"x\"}}", "q".repeat(len));
+            assert_eq!(scan_line(&line).unwrap().id, Some("\"x\""));
+        }
     }
 }

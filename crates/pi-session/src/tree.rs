@@ -108,8 +108,13 @@ impl Tree {
                 .with_min_len(4096)
                 .map(|i| {
                     let mut d = Vec::new();
-                    let missing = ix.entries[i].parent.id().filter(|p| !ix.by_id.contains_key(*p)).cloned();
-                    (link(ix, i, &mut d), d, missing)
+                    let l = link(ix, i, &mut d);
+                    // A linked child's parent is in the file: no second lookup.
+                    let missing = match l {
+                        Link::Child(_) => None,
+                        _ => ix.entries[i].parent.id().filter(|p| !ix.by_id.contains_key(*p)).cloned(),
+                    };
+                    (l, d, missing)
                 })
                 .collect()
         };
