@@ -628,13 +628,15 @@ fn build_sql_in(q: &Query, limit: usize, only_path: Option<&str>, short: &[Optio
     if let Some(n) = &q.name {
         push("lower(f.name) LIKE ?N ESCAPE '\\'", V::Text(like_escape(n)), &mut wh);
     }
+    // Without an indexed term, a label filter drives the query from the (small) labels table.
+    let by_label = !indexed && q.label.is_some();
     if let Some(l) = &q.label {
-        // The entries carrying such a label, looked up from the (small) labels table.
-        push(
-            "e.id IN (SELECT le.id FROM labels l JOIN entries le ON le.file_id = l.file_id AND le.entry_id = l.entry_id WHERE lower(l.text) LIKE ?N ESCAPE '\\')",
-            V::Text(like_escape(l)),
-            &mut wh,
-        );
+        let cond = if by_label {
+            "lower(l.text) LIKE ?N ESCAPE '\\'"
+        } else {
+            "e.id IN (SELECT le.id FROM labels l JOIN entries le ON le.file_id = l.file_id AND le.entry_id = l.entry_id WHERE lower(l.text) LIKE ?N ESCAPE '\\')"
+        };
+        push(cond, V::Text(like_escape(l)), &mut wh);
     }
     if let Some(a) = q.after {
         push("e.ts >= ?N", V::Real(a), &mut wh);
@@ -648,7 +650,14 @@ fn build_sql_in(q: &Query, limit: usize, only_path: Option<&str>, short: &[Optio
     let cond = if wh.is_empty() { "1".to_string() } else { wh.join(" AND ") };
     // With a term of 3+ characters FTS5 drives (its rowids in order); with filters only, the
     // small entries table does, newest rows first, and the text is fetched for the hits only.
-    let sql = if !indexed {
+    let sql = if by_label {
+        // CROSS JOIN keeps this order: the labels, then their entries (by index), then sort.
+        format!(
+            "SELECT f.id, f.path, f.session_id, f.title, f.cwd, e.entry_id, e.line, e.role, e.ts, (SELECT text FROM fts WHERE fts.rowid = e.id)
+             FROM labels l CROSS JOIN entries e ON e.file_id = l.file_id AND e.entry_id = l.entry_id JOIN files f ON f.id = e.file_id
+             WHERE {cond} ORDER BY e.id DESC LIMIT {limit}"
+        )
+    } else if !indexed {
         format!(
             "SELECT f.id, f.path, f.session_id, f.title, f.cwd, e.entry_id, e.line, e.role, e.ts, (SELECT text FROM fts WHERE fts.rowid = e.id)
              FROM entries e JOIN files f ON f.id = e.file_id
