@@ -674,32 +674,28 @@ fn pi_usage(raw: &str) -> Option<[f64; 6]> {
 #[inline]
 fn decimal_prefix(b: &[u8]) -> Option<(f64, usize)> {
     const POW10: [f64; 16] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
-    let neg = b.first() == Some(&b'-');
-    let mut i = neg as usize;
-    let mut m: u64 = 0;
-    let mut n = 0usize;
-    while let Some(&c) = b.get(i) {
-        let d = c.wrapping_sub(b'0');
-        if d >= 10 {
-            break;
-        }
-        m = m.wrapping_mul(10).wrapping_add(d as u64);
-        n += 1;
-        i += 1;
-    }
-    let mut scale = 0;
-    if b.get(i) == Some(&b'.') {
-        i += 1;
-        let f = i;
+    // Digits from `i` on, folded into `m` and counted in `n`; the index after them.
+    #[inline(always)]
+    fn digits(b: &[u8], mut i: usize, m: &mut u64, n: &mut usize) -> usize {
         while let Some(&c) = b.get(i) {
             let d = c.wrapping_sub(b'0');
             if d >= 10 {
                 break;
             }
-            m = m.wrapping_mul(10).wrapping_add(d as u64);
-            n += 1;
+            *m = m.wrapping_mul(10).wrapping_add(d as u64);
+            *n += 1;
             i += 1;
         }
+        i
+    }
+    let neg = b.first() == Some(&b'-');
+    let mut m: u64 = 0;
+    let mut n = 0usize;
+    let mut i = digits(b, neg as usize, &mut m, &mut n);
+    let mut scale = 0;
+    if b.get(i) == Some(&b'.') {
+        let f = i + 1;
+        i = digits(b, f, &mut m, &mut n);
         scale = i - f;
     }
     if n == 0 || n > 15 || matches!(b.get(i), Some(b'.' | b'-')) {
