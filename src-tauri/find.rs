@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use pi_session::api::ApiError;
 use pi_session::dashboard::{Dashboard, DashboardQuery};
+use pi_session_find::background::at_low_priority;
 use pi_session_find::moves::{plan_archived, MoveBatch, MoveItem, MovePlan};
 use pi_session_find::organise::{MarkFilter, MarkSelection, Marks, Organiser, TagCount};
 use pi_session::explorer::Explorer;
@@ -54,10 +55,13 @@ impl FindState {
         let mut before = SearchIndexProgress::default();
         let mut error = None;
         for ix in &ixs {
-            let r = ix.update(|p| {
-                let all = SearchIndexProgress { done: before.done + p.done, total: before.total + p.total };
-                status.lock().unwrap().progress = all;
-                let _ = app.emit("search-index-progress", all);
+            // At the lowest CPU priority: the window, the listing and opened sessions go first.
+            let r = at_low_priority(|| {
+                ix.update(|p| {
+                    let all = SearchIndexProgress { done: before.done + p.done, total: before.total + p.total };
+                    status.lock().unwrap().progress = all;
+                    let _ = app.emit("search-index-progress", all);
+                })
             });
             before = status.lock().unwrap().progress;
             if let Err(e) = r {

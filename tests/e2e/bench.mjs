@@ -58,9 +58,18 @@ function lastTime(path) {
 	return best;
 }
 
-/** Epoch ms when the newest process running `bin` with `arg` started (from /proc). */
+/**
+ * Epoch ms when the machine booted, to 10 ms: now minus /proc/uptime. (/proc/stat's `btime` is
+ * whole seconds, rounded down: it put every start up to 1 s too early.)
+ */
+function bootEpochMs() {
+	const up = Number(readFileSync("/proc/uptime", "utf8").split(" ")[0]);
+	return Date.now() - up * 1000;
+}
+
+/** Epoch ms when the newest process running `bin` with `arg` started (from /proc, to 10 ms). */
 function processStart(bin, arg) {
-	const btime = Number(/btime (\d+)/.exec(readFileSync("/proc/stat", "utf8"))[1]);
+	const boot = bootEpochMs();
 	let best = null;
 	for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
 		try {
@@ -68,7 +77,7 @@ function processStart(bin, arg) {
 			if (!cmd[0].endsWith(basename(bin)) || !cmd.includes(arg)) continue;
 			const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
 			const ticks = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
-			const at = (btime + ticks / 100) * 1000;
+			const at = boot + ticks * 10;
 			if (best === null || at > best) best = at;
 		} catch {
 			// gone

@@ -9,11 +9,13 @@
 //!   prefix copies left out).
 //! * [`moves`]: archived sessions' files moved out of the root and back (undoable, bytes
 //!   never changed).
+//! * [`background`]: the index build at the lowest CPU priority, so the window goes first.
 //! * [`organise`]: tags, pins and archive, in SQLite in the app's data folder, keyed by session
 //!   id; never in session files.
 //!
 //! The choice of SQLite FTS5 over tantivy is written down in docs/design.md ("Indexed search").
 
+pub mod background;
 pub mod index;
 pub mod moves;
 pub mod organise;

@@ -160,9 +160,16 @@ export class AppState {
     }
     const view = this.info.initialView;
     if (view === "forks" || view === "transcript" || view === "tree") this.centerTab = view;
-    void tick().then(() => {
-      const hook = perfHook();
-      if (!hook.firstSessionsAt) requestAnimationFrame(() => (hook.firstSessionsAt = performance.now()));
+    // The list is painted first; the rest of the listing and the first session follow (a
+    // hidden window draws no frames: then after 100 ms).
+    await tick();
+    await new Promise<void>((painted) => {
+      requestAnimationFrame(() => {
+        const hook = perfHook();
+        if (!hook.firstSessionsAt) hook.firstSessionsAt = performance.now();
+        painted();
+      });
+      setTimeout(painted, 100);
     });
     if (this.list.limited) void this.refreshList();
     const first = mostRecent(this.list.sessions);
