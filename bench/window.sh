@@ -21,5 +21,7 @@ if [ -z "$many" ]; then
 	"$bin/pi-corpus" "$work/many" --profile medium --files "${BENCH_MANY_FILES:-2000}" --mb "${BENCH_MANY_MB:-600}" --seed 3 >/dev/null
 	many="$work/many/sessions"
 fi
+# The generated files reach the disk before anything is timed (writeback shares the cores).
+sync
 big=$(find "$work/big/sessions" -name '*.jsonl' | head -n 1)
 node tests/e2e/bench.mjs --big "$big" --many "$many" --app "$bin/pi-session-explorer"

@@ -49,7 +49,8 @@ impl FindState {
     /// Builds or updates the index of every root, reporting `search-index-progress` events
     /// (files done over files to do, across the roots).
     pub fn build<R: tauri::Runtime>(&self, app: &tauri::AppHandle<R>, ex: &Explorer) {
-        let Ok(ixs) = self.indexes(ex) else { return };
+        // Opening an index may recover its write-ahead log: background work too.
+        let Ok(ixs) = at_low_priority(|| self.indexes(ex)) else { return };
         let status = self.status.clone();
         status.lock().unwrap().building = true;
         let mut before = SearchIndexProgress::default();

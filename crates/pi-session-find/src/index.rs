@@ -235,6 +235,30 @@ fn tools_of(e: &pi_session::Entry, line: &[u8]) -> String {
     }
 }
 
+/// Files per transaction, at most.
+const BATCH_FILES: usize = 64;
+/// Session bytes per transaction, at most (one bigger file makes a batch of its own). The
+/// write-ahead log holds a whole transaction (the index is about 2.7 times the text), so this
+/// bounds it, and an interrupted build keeps all but the last batch.
+const BATCH_BYTES: u64 = 8 << 20;
+
+/// `work` cut into transactions of at most [`BATCH_FILES`] files and [`BATCH_BYTES`] bytes.
+fn batches<T>(work: &[(PathBuf, T, u64)]) -> Vec<&[(PathBuf, T, u64)]> {
+    let mut out = Vec::new();
+    let (mut start, mut bytes) = (0, 0u64);
+    for (i, w) in work.iter().enumerate() {
+        if i > start && (i - start == BATCH_FILES || bytes + w.2 > BATCH_BYTES) {
+            out.push(&work[start..i]);
+            (start, bytes) = (i, 0);
+        }
+        bytes += w.2;
+    }
+    if start < work.len() {
+        out.push(&work[start..]);
+    }
+    out
+}
+
 enum Plan {
     Full,
     Append { file_id: i64, from: u64, lines: u64 },
@@ -287,7 +311,9 @@ impl SearchIndex {
             return Err(Error::Invalid(format!("the search index {} must not live under the sessions root {}", db.display(), root.display())));
         }
         let conn = Connection::open(db).at(db)?;
-        conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000;").at(db)?;
+        // The log file is cut back to 64 MB after each checkpoint (SQLite leaves it at its
+        // largest size otherwise).
+        conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000; PRAGMA journal_size_limit=67108864;").at(db)?;
         let version: Option<String> = conn.query_row("SELECT value FROM meta WHERE key='schema'", [], |r| r.get(0)).optional().unwrap_or(None);
         if version.as_deref() != Some(&SCHEMA_VERSION.to_string()) {
             conn.execute_batch("DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS entries; DROP TABLE IF EXISTS labels; DROP TABLE IF EXISTS fts_vocab; DROP TABLE IF EXISTS fts; DROP TABLE IF EXISTS meta;").at(db)?;
@@ -348,18 +374,19 @@ impl SearchIndex {
             tx.commit().at(&self.db)?;
             stats.removed = gone.len();
         }
-        let mut work: Vec<(PathBuf, Plan)> = Vec::new();
+        // (path, plan, bytes to read)
+        let mut work: Vec<(PathBuf, Plan, u64)> = Vec::new();
         for f in &found {
             let key = f.path.to_string_lossy().into_owned();
             match known.get(&key) {
-                None => work.push((f.path.clone(), Plan::Full)),
+                None => work.push((f.path.clone(), Plan::Full, f.stamp.len)),
                 Some(&(id, size, mtime, ino, ib, il, th)) => {
                     if size == f.stamp.len && mtime == f.stamp.mtime_ns && ino == f.stamp.ino {
                         stats.unchanged += 1;
                     } else if ino == f.stamp.ino && f.stamp.len >= ib && same_tail(&f.path, ib, th) {
-                        work.push((f.path.clone(), Plan::Append { file_id: id, from: ib, lines: il }));
+                        work.push((f.path.clone(), Plan::Append { file_id: id, from: ib, lines: il }, f.stamp.len - ib));
                     } else {
-                        work.push((f.path.clone(), Plan::Full));
+                        work.push((f.path.clone(), Plan::Full, f.stamp.len));
                     }
                 }
             }
@@ -367,8 +394,8 @@ impl SearchIndex {
         let total = work.len();
         progress(SearchIndexProgress { done: 0, total });
         let mut done = 0;
-        for batch in work.chunks(64) {
-            let results: Vec<Result<FileRows, Error>> = batch.par_iter().map(|(p, plan)| index_file(p, plan)).collect();
+        for batch in batches(&work) {
+            let results: Vec<Result<FileRows, Error>> = batch.par_iter().map(|(p, plan, _)| index_file(p, plan)).collect();
             let mut c = self.conn.lock().unwrap();
             let tx = c.transaction().at(&self.db)?;
             for r in results {
@@ -769,5 +796,18 @@ mod tests {
         assert_eq!(hl.len(), 1);
         let [a, n] = hl[0];
         assert_eq!(String::from_utf16(&units[a as usize..(a + n) as usize]).unwrap(), "needle");
+    }
+
+    #[test]
+    fn transactions_hold_at_most_64_files_and_8_mb_and_every_file_once() {
+        let w = |sizes: &[u64]| -> Vec<(PathBuf, (), u64)> { sizes.iter().enumerate().map(|(i, &n)| (PathBuf::from(i.to_string()), (), n)).collect() };
+        let lens = |work: &[(PathBuf, (), u64)]| batches(work).iter().map(|b| b.len()).collect::<Vec<_>>();
+        assert_eq!(lens(&w(&[1; 130])), vec![64, 64, 2]);
+        let mb = 1 << 20;
+        // 3 MB files: two fit in 8 MB, a third would not.
+        assert_eq!(lens(&w(&[3 * mb; 5])), vec![2, 2, 1]);
+        // A file bigger than a batch goes alone; the small ones around it are not split off it.
+        assert_eq!(lens(&w(&[mb, 20 * mb, mb, mb])), vec![1, 1, 2]);
+        assert!(batches(&w(&[])).is_empty());
     }
 }
