@@ -5,6 +5,7 @@
 //!   lines; a removed file leaves the index).
 //! * [`query`]: the query language (words, "phrases", `role:` `tool:` `cwd:` `model:` `label:`
 //!   `name:` `after:` `before:`).
+//! * [`snippet`]: the window of text shown for a hit, its matches marked.
 //! * [`roots`]: several roots searched as one (an index per root, answers merged, synced
 //!   prefix copies left out).
 //! * [`moves`]: archived sessions' files moved out of the root and back (undoable, bytes
@@ -21,6 +22,7 @@ pub mod moves;
 pub mod organise;
 pub mod query;
 pub mod roots;
+pub mod snippet;
 
 pub use index::{IndexHit, SearchIndex, SearchIndexProgress, SearchIndexStatus, SearchResults, SessionHits, UpdateStats};
 pub use query::Query;
