@@ -188,17 +188,19 @@ pub enum Detail {
         retained_tail: Option<u32>,
         /// pi 1.x: a truthy `systemMessage`, emitted before the summary.
         system_message: bool,
-        /// pi 1.x: what the summarisation cost.
-        usage: Option<Usage>,
+        /// pi 1.x: what the summarisation cost (boxed: rare, and the skeleton of every line
+        /// stays small).
+        usage: Option<Box<Usage>>,
     },
     BranchSummary {
         from_id: Option<Id>,
         summary_truthy: bool,
-        /// pi 1.x: what the summarisation cost.
-        usage: Option<Usage>,
+        /// pi 1.x: what the summarisation cost (boxed: rare, and the skeleton of every line
+        /// stays small).
+        usage: Option<Box<Usage>>,
     },
     /// pi 1.x `usage` entry.
-    Usage { usage: Option<Usage> },
+    Usage { usage: Option<Box<Usage>> },
     /// pi 1.x `context_edit` entry.
     ContextEdit { target: Option<Id>, replacement: Replacement },
     Label { target: Option<Id>, label: Option<String> },
@@ -264,7 +266,7 @@ impl Entry {
     pub fn billed_usage(&self) -> Option<&Usage> {
         match &self.detail {
             Detail::Message { role: Role::Assistant | Role::ToolResult, meta, .. } => meta.as_deref().and_then(|m| m.usage.as_ref()),
-            Detail::Usage { usage } | Detail::Compaction { usage, .. } | Detail::BranchSummary { usage, .. } => usage.as_ref(),
+            Detail::Usage { usage } | Detail::Compaction { usage, .. } | Detail::BranchSummary { usage, .. } => usage.as_deref(),
             _ => None,
         }
     }
@@ -410,14 +412,14 @@ pub fn classify(f: &LineFields<'_>, line: u32, offset: u64, len: u32) -> Parsed 
                 .and_then(|r| serde_json::from_str::<Vec<serde::de::IgnoredAny>>(r).ok())
                 .map(|v| v.len() as u32),
             system_message: f.system_message.map(|r| Loose::from_raw(r).truthy()).unwrap_or(false),
-            usage: f.usage.and_then(usage_of),
+            usage: f.usage.and_then(usage_of).map(Box::new),
         },
         Kind::BranchSummary => Detail::BranchSummary {
             from_id: cs(f.from_id),
             summary_truthy: f.summary.map(|r| Loose::from_raw(r).truthy()).unwrap_or(false),
-            usage: f.usage.and_then(usage_of),
+            usage: f.usage.and_then(usage_of).map(Box::new),
         },
-        Kind::Usage => Detail::Usage { usage: f.usage.and_then(usage_of) },
+        Kind::Usage => Detail::Usage { usage: f.usage.and_then(usage_of).map(Box::new) },
         Kind::ContextEdit => Detail::ContextEdit {
             target: cs(f.target_id),
             replacement: match f.replacement.map(Loose::from_raw) {

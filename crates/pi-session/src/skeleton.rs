@@ -12,6 +12,9 @@
 
 use crate::json::{LineFields, MessageFields};
 
+mod simd;
+use simd::{has_avx2, special};
+
 /// Why a line is not JSON; `at` is a byte offset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ScanError {
@@ -79,115 +82,6 @@ impl Nest {
     }
 }
 
-const HI: u64 = 0x8080_8080_8080_8080;
-const LO: u64 = 0x0101_0101_0101_0101;
-
-/// True when a byte below 0x20 is in `span` (a control character inside a string).
-#[inline]
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
-fn has_control(span: &[u8]) -> bool {
-    let mut chunks = span.chunks_exact(8);
-    for c in &mut chunks {
-        let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-        // A byte b < 0x20 makes (b - 0x20) borrow into its high bit while b's own high bit is 0.
-        if x.wrapping_sub(LO * 0x20) & !x & HI != 0 {
-            return true;
-        }
-    }
-    chunks.remainder().iter().any(|&b| b < 0x20)
-}
-
-/// The first `"`, `\\` or control character (below 0x20) in `b`: the bytes that end a run of
-/// plain string content.
-#[inline]
-fn special(b: &[u8]) -> Option<usize> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        // SSE2 is part of x86_64: 16 bytes per step, one pass.
-        use std::arch::x86_64::*;
-        let mut i = 0;
-        // SAFETY: SSE2 is always available on x86_64; loads are unaligned and in bounds.
-        unsafe {
-            let quote = _mm_set1_epi8(b'"' as i8);
-            let slash = _mm_set1_epi8(b'\\' as i8);
-            let ctl = _mm_set1_epi8(0x1f);
-            while i + 16 <= b.len() {
-                let x = _mm_loadu_si128(b.as_ptr().add(i) as *const __m128i);
-                // x <= 0x1f (unsigned) exactly when max(x, 0x1f) == 0x1f.
-                let low = _mm_cmpeq_epi8(_mm_max_epu8(x, ctl), ctl);
-                let hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, slash)), low);
-                let mask = _mm_movemask_epi8(hit);
-                if mask != 0 {
-                    return Some(i + mask.trailing_zeros() as usize);
-                }
-                i += 16;
-            }
-        }
-        b[i..].iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20).map(|p| p + i)
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let p = memchr::memchr2(b'"', b'\\', b)?;
-        if has_control(&b[..p]) {
-            return b[..p].iter().position(|&c| c < 0x20);
-        }
-        Some(p)
-    }
-}
-
-/// The positions of `"`, `\\` and control characters (below 0x20) among the 64 bytes at
-/// `b[at..at + 64]`, as bits (bit k: byte `at + k`). Needs `at + 64 <= b.len()`.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn mask64_sse2(b: &[u8], at: usize) -> u64 {
-    use std::arch::x86_64::*;
-    assert!(at + 64 <= b.len());
-    // SAFETY: SSE2 is always available on x86_64; the loads are unaligned and in bounds (above).
-    unsafe {
-        let quote = _mm_set1_epi8(b'"' as i8);
-        let slash = _mm_set1_epi8(b'\\' as i8);
-        let ctl = _mm_set1_epi8(0x1f);
-        let m = |k: usize| {
-            let x = _mm_loadu_si128(b.as_ptr().add(at + k) as *const __m128i);
-            // x <= 0x1f (unsigned) exactly when max(x, 0x1f) == 0x1f.
-            let low = _mm_cmpeq_epi8(_mm_max_epu8(x, ctl), ctl);
-            _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, slash)), low)) as u16 as u64
-        };
-        m(0) | m(16) << 16 | m(32) << 32 | m(48) << 48
-    }
-}
-
-/// [`mask64_sse2`] with two 32-byte steps.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn mask64_avx2(b: &[u8], at: usize) -> u64 {
-    use std::arch::x86_64::*;
-    assert!(at + 64 <= b.len());
-    let quote = _mm256_set1_epi8(b'"' as i8);
-    let slash = _mm256_set1_epi8(b'\\' as i8);
-    let ctl = _mm256_set1_epi8(0x1f);
-    let x = _mm256_loadu_si256(b.as_ptr().add(at) as *const __m256i);
-    let y = _mm256_loadu_si256(b.as_ptr().add(at + 32) as *const __m256i);
-    let lx = _mm256_cmpeq_epi8(_mm256_max_epu8(x, ctl), ctl);
-    let ly = _mm256_cmpeq_epi8(_mm256_max_epu8(y, ctl), ctl);
-    let hx = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(x, quote), _mm256_cmpeq_epi8(x, slash)), lx);
-    let hy = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(y, quote), _mm256_cmpeq_epi8(y, slash)), ly);
-    _mm256_movemask_epi8(hx) as u32 as u64 | (_mm256_movemask_epi8(hy) as u32 as u64) << 32
-}
-
-/// True when the CPU has AVX2 (looked up once per line scanned).
-#[inline]
-fn has_avx2() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx2")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
 impl<'a> Scan<'a> {
     fn err<T>(&self, what: &'static str) -> R<T> {
         Err(ScanError { at: self.i, what })
@@ -238,60 +132,80 @@ impl<'a> Scan<'a> {
         self.string_rest(false)
     }
 
-    /// The rest of a string from `self.i`, 64 bytes per step: every quote, backslash and
-    /// control character of a block is taken from one bit mask, escapes included, so text
-    /// with many escapes is not searched again after each one. The last bytes of the line
-    /// (under 64) go to [`Scan::string_rest`]. Errors are those of `string_rest`, at the same
-    /// offsets.
+    /// The rest of a string from `self.i`, 64 bytes per step: the block's quotes, backslashes
+    /// and control characters as bit masks, the escaped bytes found from the backslashes
+    /// without a branch per escape ([`simd::escaped`]), the escape letters checked as one more
+    /// mask. The last bytes of the line (under 64) go to [`Scan::string_rest`]. A block with
+    /// something wrong before its closing quote is scanned again by `string_rest` from the
+    /// string's start, so errors are reported at the same offsets.
     #[cfg(target_arch = "x86_64")]
     fn long_string(&mut self) -> R<bool> {
-        let b = self.b;
-        let mut escaped = false;
-        let mut pos = self.i;
-        while pos + 64 <= b.len() {
+        if self.avx2 {
             // SAFETY: `avx2` is true only when the CPU has AVX2.
-            let mut m = if self.avx2 { unsafe { mask64_avx2(b, pos) } } else { mask64_sse2(b, pos) };
-            loop {
-                if m == 0 {
-                    pos += 64;
-                    break;
-                }
-                let at = pos + m.trailing_zeros() as usize;
-                let c = b[at];
-                if c == b'"' {
-                    self.i = at + 1;
-                    return Ok(escaped);
-                }
-                if c < 0x20 {
-                    self.i = at;
-                    return self.err("control character in string");
-                }
-                escaped = true;
-                let next = match b.get(at + 1) {
-                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => at + 2,
-                    Some(b'u') => {
-                        let Some(h) = b.get(at + 2..at + 6).filter(|h| h.iter().all(u8::is_ascii_hexdigit)) else {
-                            self.i = at;
-                            return self.err("invalid \\u escape");
-                        };
-                        self.surrogate |= matches!(h[0], b'd' | b'D') && matches!(h[1], b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F');
-                        at + 6
-                    }
-                    _ => {
-                        self.i = at;
-                        return self.err("invalid escape");
-                    }
-                };
-                if next >= pos + 64 {
-                    pos = next;
-                    break;
-                }
-                // Drop the escape's own bytes (and anything before them) from the mask.
-                m &= !0u64 << (next - pos);
-            }
+            unsafe { self.long_string_avx2() }
+        } else {
+            self.long_string_with::<simd::Sse2>()
         }
-        self.i = pos;
-        self.string_rest(escaped)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn long_string_avx2(&mut self) -> R<bool> {
+        self.long_string_with::<simd::Avx2>()
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn long_string_with<S: simd::Blocks>(&mut self) -> R<bool> {
+        let b = self.b;
+        let start = self.i;
+        let mut pos = self.i;
+        let mut carry = 0u64;
+        let mut escapes = false;
+        while pos + 64 <= b.len() {
+            let m = S::block(b, pos);
+            let escaped = if m.backslash == 0 && carry == 0 { 0 } else { simd::escaped(m.backslash, &mut carry) };
+            let quotes = m.quote & !escaped;
+            // The bytes before the closing quote (all 64 when it is not in this block).
+            let before = if quotes == 0 { !0 } else { (quotes & quotes.wrapping_neg()) - 1 };
+            if m.control & before != 0 {
+                return self.string_again(start);
+            }
+            let esc = escaped & before;
+            if esc != 0 {
+                escapes = true;
+                let letters = S::escape_letters(b, pos);
+                if esc & !letters.valid != 0 {
+                    return self.string_again(start);
+                }
+                let mut us = esc & letters.u;
+                while us != 0 {
+                    let at = pos + us.trailing_zeros() as usize;
+                    let Some(h) = b.get(at + 1..at + 5).filter(|h| h.iter().all(u8::is_ascii_hexdigit)) else {
+                        return self.string_again(start);
+                    };
+                    self.surrogate |= matches!(h[0], b'd' | b'D') && matches!(h[1], b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F');
+                    us &= us - 1;
+                }
+            }
+            if quotes != 0 {
+                self.i = pos + quotes.trailing_zeros() as usize + 1;
+                return Ok(escapes);
+            }
+            pos += 64;
+        }
+        // A backslash ending the last block escapes the next byte: `string_rest` takes the pair.
+        self.i = pos - carry as usize;
+        self.string_rest(escapes)
+    }
+
+    /// A string from `start` (after its opening quote) byte by byte: where a block was found
+    /// wrong, for the error's exact offset.
+    #[cfg(target_arch = "x86_64")]
+    #[cold]
+    fn string_again(&mut self, start: usize) -> R<bool> {
+        self.i = start;
+        self.string_rest(false)
     }
 
     /// A string from `self.i` (after its opening quote), `escaped` if an escape was seen.
@@ -861,6 +775,45 @@ mod tests {
         assert!(scan_line(r#"{"a":"\ud83d\ude00"}"#).unwrap().surrogate_escape);
         assert!(scan_line(r#"{"a":"\uDC00"}"#).unwrap().surrogate_escape);
         assert!(!scan_line(r#"{"a":"\uD7FF\uE000"}"#).unwrap().surrogate_escape);
+    }
+
+    #[test]
+    fn long_strings_agree_with_the_byte_walk() {
+        // Random long strings heavy in quotes, backslashes, escape letters, hex digits and
+        // control characters: the 64-byte block path and the byte walk give the same result,
+        // end, escape flag and surrogate flag.
+        let alphabet: [&[u8]; 14] = [b"x", b"x", b"x", b"\\", b"\\", b"\"", b"u", b"0", b"D", b"8", b"n", b"q", b"\x01", "\u{e9}".as_bytes()];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for _ in 0..30_000 {
+            let len = 60 + next(260);
+            let mut text = b"\"".to_vec();
+            while text.len() < len {
+                let piece = alphabet[next(alphabet.len())];
+                // Mostly plain text, so strings run over several blocks.
+                let piece: &[u8] = if next(3) > 0 { b"xyz" } else { piece };
+                text.extend_from_slice(piece);
+            }
+            text.extend_from_slice(b"\",\"z\":1}");
+            let Ok(t) = std::str::from_utf8(&text) else { continue };
+            let scan = |walk: bool| {
+                let mut sc = Scan { s: t, b: t.as_bytes(), i: 0, stack: Nest::default(), surrogate: false, avx2: has_avx2() };
+                sc.i = if walk { 1 } else { 0 };
+                let r = if walk { sc.string_rest(false) } else { sc.string() };
+                (r, sc.i, sc.surrogate)
+            };
+            // `string` is called at the opening quote; the walk starts after it.
+            let (walked, fast) = (scan(true), scan(false));
+            assert_eq!(walked.0, fast.0, "{t:?}");
+            if walked.0.is_ok() {
+                assert_eq!((walked.1, walked.2), (fast.1, fast.2), "{t:?}");
+            }
+        }
     }
 
     #[test]
