@@ -118,8 +118,9 @@ impl<'a> Scan<'a> {
         self.i += 1;
         #[cfg(target_arch = "x86_64")]
         {
-            // Most strings (keys, ids, names) end within 16 bytes without an escape.
-            if let Some(p) = special(&self.b[self.i..(self.i + 16).min(self.b.len())]) {
+            // Most strings (keys, ids, names, timestamps, tool call ids) end within 32 bytes
+            // without an escape.
+            if let Some(p) = special(&self.b[self.i..(self.i + 32).min(self.b.len())]) {
                 if self.b[self.i + p] == b'"' {
                     self.i += p + 1;
                     return Ok(false);
