@@ -9,7 +9,8 @@
 //! Per corpus: `cat` of every corpus byte (the floor), `pi-session list --json` (twice: the
 //! second run finds its persistent cache warm), `pi-session check ROOT --json` (the full
 //! index, with peak RSS), `tree`/`context --json` of the biggest file, the in-process
-//! `Session::refresh()` after a 1 KB append to a copy of the biggest file, each warm and cold
+//! `Session::refresh()` after a 1 KB append to a copy of the biggest file, the same file opened
+//! through its skeleton snapshot (in process, and as the two CLI commands), each warm and cold
 //! (the corpus's pages dropped with `posix_fadvise(POSIX_FADV_DONTNEED)` first); and, with the
 //! pinned pi packages (bench/pi-side.mjs): `SessionManager.listAll()` and
 //! `open + getTree + buildSessionContext` for the biggest file (pi 0.73.1 and pi 1.6.0) and for
@@ -20,19 +21,19 @@ use crate::corpus::Profile;
 use crate::lines;
 use crate::rng::Rng;
 use clap::Parser;
-use pi_session::Session;
 use serde_json::{json, Value};
 use std::ffi::OsStr;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Instant, SystemTime};
 
 mod child;
+mod in_process;
 mod pi_steps;
 mod report;
 
 use child::{run, run_opts, Run};
+use in_process::{cached_open, incremental};
 use report::{gbps, mb, ratio, secs, Ratio, Report};
 
 #[derive(Parser)]
@@ -94,6 +95,10 @@ struct Cli {
     /// (internal) Time Session::refresh after appends to a copy of FILE, print JSON
     #[arg(long, value_name = "FILE", hide = true)]
     append_bench: Option<PathBuf>,
+    /// (internal) Open FILE through the skeleton cache in DIR (a fresh process), time it with
+    /// the context at the leaf, print JSON
+    #[arg(long, value_names = ["FILE", "DIR"], num_args = 2, hide = true)]
+    cached_open: Option<Vec<PathBuf>>,
 }
 
 // ---------------------------------------------------------------- the corpus
@@ -253,60 +258,6 @@ fn append_line(rng: &mut Rng, id: u32, parent: &str, ts: i64, size: usize) -> Ve
     out
 }
 
-/// `--append-bench FILE`: opens a copy of FILE, appends 1 KB pi-shaped lines one at a time
-/// and times `Session::refresh()` after each. Prints one JSON line.
-fn incremental(file: &Path, appends: usize) -> Result<Value, String> {
-    let tmp = std::env::temp_dir().join(format!("pi-bench-append-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).map_err(|e| e.to_string())?;
-    let copy = tmp.join(file.file_name().unwrap_or(OsStr::new("session.jsonl")));
-    let res = (|| -> Result<Value, String> {
-        std::fs::copy(file, &copy).map_err(|e| e.to_string())?;
-        let t = Instant::now();
-        let mut s = Session::open(&copy).map_err(|e| e.to_string())?;
-        let open_s = t.elapsed().as_secs_f64();
-        let entries = s.index.entries.len();
-        // What pi's side times (open + getTree + buildSessionContext), in process too: the
-        // tree (children, roots, labels, active path) is built by `open`; the context at the
-        // leaf reads its message bodies from the file.
-        let t = Instant::now();
-        let leaf = s.resolve_leaf(None).map_err(|e| e.to_string())?;
-        let context_messages = std::hint::black_box(pi_session::view::ContextJson::of(&s, leaf).map_err(|e| e.to_string())?).messages.len();
-        let context_s = t.elapsed().as_secs_f64();
-        let mut rng = Rng::new(99);
-        let mut times = Vec::new();
-        let mut f = std::fs::OpenOptions::new().append(true).open(&copy).map_err(|e| e.to_string())?;
-        let mut line_len = 0;
-        for k in 0..appends {
-            let parent = s.leaf_id().unwrap_or("").to_string();
-            let (id, id_str) = loop {
-                let id = rng.next_u32();
-                let mut v = Vec::new();
-                lines::push_id(&mut v, id);
-                let v = String::from_utf8(v).unwrap();
-                if s.index.index_of(&v).is_none() {
-                    break (id, v);
-                }
-            };
-            let line = append_line(&mut rng, id, &parent, 1_800_000_000_000 + k as i64 * 1000, 1024);
-            line_len = line.len();
-            f.write_all(&line).map_err(|e| e.to_string())?;
-            let t = Instant::now();
-            let r = s.refresh().map_err(|e| e.to_string())?;
-            times.push(t.elapsed().as_secs_f64() * 1e3);
-            if s.leaf_id() != Some(id_str.as_str()) {
-                return Err(format!("after append {k}: the leaf is {:?}, not the appended line ({r:?})", s.leaf_id()));
-            }
-        }
-        times.sort_by(|a, b| a.partial_cmp(b).unwrap());
-        Ok(json!({
-            "openS": open_s, "contextS": context_s, "contextMessages": context_messages, "entries": entries, "appends": times.len(), "lineBytes": line_len,
-            "refreshMedianMs": times[times.len() / 2], "refreshMinMs": times[0], "refreshMaxMs": times[times.len() - 1],
-        }))
-    })();
-    let _ = std::fs::remove_dir_all(&tmp);
-    res
-}
-
 /// A binary beside this one (same target folder), else from PATH.
 fn sibling(name: &str) -> PathBuf {
     std::env::current_exe().ok().and_then(|p| p.parent().map(|d| d.join(name))).filter(|p| p.exists()).unwrap_or_else(|| PathBuf::from(name))
@@ -377,6 +328,18 @@ fn run_pi(cli: &Cli, pi: &Pi, heap: Option<u32>, args: &[&OsStr]) -> std::io::Re
 /// The `pi-bench` command line.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some([file, dir]) = cli.cached_open.as_deref() {
+        return match cached_open(file, dir) {
+            Ok(j) => {
+                println!("{j}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("pi-bench: {e}");
+                ExitCode::from(1)
+            }
+        };
+    }
     if let Some(f) = &cli.append_bench {
         return match incremental(f, cli.appends.max(1)) {
             Ok(j) => {
@@ -561,6 +524,9 @@ fn bench(cli: &Cli, c: &Corpus, rep: &mut Report) -> Vec<Ratio> {
     let mut check = [None, None];
     let mut big = [None, None];
     let mut big_in_process: Option<f64> = None;
+    let mut big_cached_in_process: Option<f64> = None;
+    let mut big_cached_cli: Option<f64> = None;
+    let skeleton_cache = work.join("skeleton-cache");
     let mut tree_rss = None;
     let check_cache = work.join("check-cache");
     let _ = std::fs::create_dir_all(&check_cache);
@@ -625,15 +591,30 @@ fn bench(cli: &Cli, c: &Corpus, rep: &mut Report) -> Vec<Ratio> {
         }
         // ---- ours: the biggest file, tree + context (two processes: each opens the file)
         prep(rep);
-        let tree = ours(rep, &format!("tree BIGGEST --json ({tag})"), &key("oursTree"), Command::new(&pi_session).arg("tree").arg(&biggest).arg("--json"), Run::ok, |r| {
+        let tree = ours(rep, &format!("tree BIGGEST --json ({tag})"), &key("oursTree"), Command::new(&pi_session).env("PI_SESSION_SKELETON_MIN_BYTES", "off").arg("tree").arg(&biggest).arg("--json"), Run::ok, |r| {
             format!("{:.1} MB of JSON, peak RSS {}", r.stdout_len as f64 / 1e6, mb(r.max_rss_kb))
         });
         if cold {
             drop_pages(c);
         }
-        let ctx = ours(rep, &format!("context BIGGEST --json ({tag})"), &key("oursContext"), Command::new(&pi_session).arg("context").arg(&biggest).arg("--json"), Run::ok, |r| {
+        let ctx = ours(rep, &format!("context BIGGEST --json ({tag})"), &key("oursContext"), Command::new(&pi_session).env("PI_SESSION_SKELETON_MIN_BYTES", "off").arg("context").arg(&biggest).arg("--json"), Run::ok, |r| {
             format!("{:.1} MB of JSON, peak RSS {}", r.stdout_len as f64 / 1e6, mb(r.max_rss_kb))
         });
+        if !cold {
+            // The same two commands once the big file's skeleton snapshot is saved.
+            let cached = |cmd: &str| {
+                let mut c = Command::new(&pi_session);
+                c.env("PI_SESSION_CACHE_DIR", &skeleton_cache).arg(cmd).arg(&biggest).arg("--json");
+                c
+            };
+            let _ = run(&mut cached("context"), true);
+            let note = |r: &Run| format!("{:.1} MB of JSON, peak RSS {}", r.stdout_len as f64 / 1e6, mb(r.max_rss_kb));
+            let a = ours(rep, "tree BIGGEST --json (skeleton cache warm)", "oursTreeCached", &mut cached("tree"), Run::ok, note);
+            let b = ours(rep, "context BIGGEST --json (skeleton cache warm)", "oursContextCached", &mut cached("context"), Run::ok, note);
+            if let (Some(a), Some(b)) = (a, b) {
+                big_cached_cli = Some(a.secs + b.secs);
+            }
+        }
         if let (Some(a), Some(b)) = (&tree, &ctx) {
             big[m] = Some(a.secs + b.secs);
             if !cold {
@@ -656,6 +637,26 @@ fn bench(cli: &Cli, c: &Corpus, rep: &mut Report) -> Vec<Ratio> {
                 );
                 rep.set("oursBigInProcessS", in_process.into());
                 big_in_process = Some(in_process);
+                rep.row(
+                    "first open through the skeleton cache (reads the file, saves its snapshot)",
+                    secs(f("snapshotMissS")),
+                    format!("snapshot {:.1} MB", j["snapshotBytes"].as_f64().unwrap_or(0.0) / 1e6),
+                );
+                rep.row(
+                    "open from the snapshot (index and tree) + context (a fresh process, timed in process, big file, warm)",
+                    secs(f("cachedS")),
+                    format!(
+                        "median of 5: open {}, context {}; range {} – {}",
+                        secs(f("cachedOpenS")),
+                        secs(f("cachedS") - f("cachedOpenS")),
+                        secs(f("cachedMinS")),
+                        secs(f("cachedMaxS"))
+                    ),
+                );
+                rep.set("oursBigCachedInProcessS", f("cachedS").into());
+                rep.set("oursSnapshotMissS", f("snapshotMissS").into());
+                rep.set("oursSnapshotMB", (j["snapshotBytes"].as_f64().unwrap_or(0.0) / 1e6).into());
+                big_cached_in_process = Some(f("cachedS"));
                 rep.row(
                     "Session::refresh after a 1 KB append (median)",
                     secs(f("refreshMedianMs") / 1e3),
@@ -720,6 +721,10 @@ fn bench(cli: &Cli, c: &Corpus, rep: &mut Report) -> Vec<Ratio> {
     add("biggestPi16", "big session open+tree+context: pi 1.6.0 ÷ ours, warm (≥ 40×)", ratio(find(&pi_big, "pi16"), big[0]), "×");
     add("biggestPi073InProcess", "big session, both in process (no process start, no JSON printed): pi 0.73.1 ÷ ours", ratio(find(&pi_big, "pi"), big_in_process), "×");
     add("biggestPi16InProcess", "big session, both in process: pi 1.6.0 ÷ ours", ratio(find(&pi_big, "pi16"), big_in_process), "×");
+    add("biggestPi073Cached", "big session, skeleton cache warm (CLI, two processes): pi 0.73.1 ÷ ours", ratio(find(&pi_big, "pi"), big_cached_cli), "×");
+    add("biggestPi16Cached", "big session, skeleton cache warm (CLI, two processes): pi 1.6.0 ÷ ours", ratio(find(&pi_big, "pi16"), big_cached_cli), "×");
+    add("biggestPi073CachedInProcess", "big session, skeleton cache warm, in process: pi 0.73.1 ÷ ours", ratio(find(&pi_big, "pi"), big_cached_in_process), "×");
+    add("biggestPi16CachedInProcess", "big session, skeleton cache warm, in process: pi 1.6.0 ÷ ours", ratio(find(&pi_big, "pi16"), big_cached_in_process), "×");
     add("biggestPi073Cold", "big session: pi 0.73.1 (warm) ÷ ours (cold)", ratio(find(&pi_big, "pi"), big[1]), "×");
     add("biggestPi16Cold", "big session: pi 1.6.0 (warm) ÷ ours (cold)", ratio(find(&pi_big, "pi16"), big[1]), "×");
     let lf = |m: usize| list_first[m].as_ref().map(|t: &Timed| t.secs);

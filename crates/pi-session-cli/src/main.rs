@@ -401,7 +401,7 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
         Cmd::Diff { file, a, b, json, width } => {
             let open = |spec: &str| -> Result<(Session, String), Error> {
                 let (f, id) = pi_session::diff::parse_node_spec(spec, &file);
-                let s = Session::open(&f)?;
+                let (s, _) = Session::open_cached(&f)?;
                 let id = match id {
                     Some(id) => id.to_string(),
                     None => s.leaf_id().map(str::to_string).ok_or_else(|| Error::Invalid(format!("{}: the leaf is before the first entry", f.display())))?,
@@ -451,7 +451,7 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
             }
         }
         Cmd::Tree { file, json, graph } => {
-            let s = Session::open(&file)?;
+            let (s, _) = Session::open_cached(&file)?;
             if json {
                 print_json(&TreeJson::of(&s))?;
             } else if graph {
@@ -467,7 +467,7 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
             std::mem::forget(s);
         }
         Cmd::Context { file, leaf, json } => {
-            let s = Session::open(&file)?;
+            let (s, _) = Session::open_cached(&file)?;
             let req = leaf.as_deref().map(|l| if l == "null" { None } else { Some(l) });
             let leaf = s.resolve_leaf(req)?;
             let c = ContextJson::of(&s, leaf)?;
@@ -617,7 +617,7 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
         Cmd::Export { file, leaf, tree, html, out, .. } => {
             let (Some(file), Some(out)) = (file, out) else { unreachable!("clap requires FILE and --out without --parquet") };
             use pi_session::export::{to_html, to_markdown, write_out, Scope};
-            let s = Session::open(&file)?;
+            let (s, _) = Session::open_cached(&file)?;
             let scope = if tree { Scope::Tree } else { Scope::Path(s.resolve_leaf(leaf.as_deref().map(Some))?) };
             let text = if html { to_html(&s, scope)? } else { to_markdown(&s, scope)? };
             if out.as_os_str() == "-" {

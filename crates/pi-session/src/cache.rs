@@ -52,10 +52,7 @@ impl ListCache {
 
     /// The cache file for a root.
     pub fn file_for(root: &Path) -> Option<PathBuf> {
-        let dir = std::env::var_os("PI_SESSION_CACHE_DIR")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| dirs::cache_dir().map(|d| d.join("pi-session-explorer")))?;
+        let dir = crate::session::cache_dir()?;
         let canon = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
         // FNV-1a of the root path: a stable file name per root.
         let mut h: u64 = 0xcbf29ce484222325;

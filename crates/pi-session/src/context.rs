@@ -71,7 +71,7 @@ pub enum Dialect {
 
 impl Dialect {
     pub fn of(ix: &SessionIndex) -> Dialect {
-        if ix.entries.iter().any(|e| e.is_pi1_only()) {
+        if ix.pi1_only > 0 {
             Dialect::Pi1
         } else {
             Dialect::Pi0
@@ -129,27 +129,37 @@ impl ContextPlan {
             Leaf::Null => Vec::new(),
             Leaf::Entry(i) => tree.path_to(i),
         };
-        let mut thinking_level = Some("off".to_string());
-        let mut model = None;
+        // The last thinking level and model on the path (strings made once, at the end: the
+        // path of a long session passes many thousand assistant messages).
+        let mut thinking_entry = None;
+        let mut model_entry = None;
         let mut compaction_pos = None;
         for (pos, &i) in path.iter().enumerate() {
             let e = &ix.entries[i as usize];
             match (&e.kind, &e.detail) {
-                (Kind::ThinkingLevelChange, Detail::ThinkingLevel(l)) => thinking_level = l.as_ref().map(|s| s.to_string()),
-                (Kind::ModelChange, Detail::ModelChange { provider, model_id }) => {
-                    model = Some(ModelRef { provider: provider.as_ref().map(|s| s.to_string()), model_id: model_id.as_ref().map(|s| s.to_string()) })
-                }
-                (Kind::Message, Detail::Message { role: Role::Assistant, meta, .. }) => {
-                    let m = meta.as_deref();
-                    model = Some(ModelRef {
-                        provider: m.and_then(|m| m.provider.as_ref()).map(|s| s.to_string()),
-                        model_id: m.and_then(|m| m.model.as_ref()).map(|s| s.to_string()),
-                    })
-                }
+                (Kind::ThinkingLevelChange, Detail::ThinkingLevel(_)) => thinking_entry = Some(i),
+                (Kind::ModelChange, Detail::ModelChange { .. }) | (Kind::Message, Detail::Message { role: Role::Assistant, .. }) => model_entry = Some(i),
                 (Kind::Compaction, _) => compaction_pos = Some(pos),
                 _ => {}
             }
         }
+        let thinking_level = match thinking_entry.map(|i| &ix.entries[i as usize].detail) {
+            Some(Detail::ThinkingLevel(l)) => l.as_ref().map(|s| s.to_string()),
+            _ => Some("off".to_string()),
+        };
+        let model = model_entry.map(|i| match &ix.entries[i as usize].detail {
+            Detail::ModelChange { provider, model_id } => {
+                ModelRef { provider: provider.as_ref().map(|s| s.to_string()), model_id: model_id.as_ref().map(|s| s.to_string()) }
+            }
+            Detail::Message { meta, .. } => {
+                let m = meta.as_deref();
+                ModelRef {
+                    provider: m.and_then(|m| m.provider.as_ref()).map(|s| s.to_string()),
+                    model_id: m.and_then(|m| m.model.as_ref()).map(|s| s.to_string()),
+                }
+            }
+            _ => unreachable!("only model changes and assistant messages are noted"),
+        });
         let dialect = Dialect::of(ix);
         let pi1 = dialect == Dialect::Pi1;
         let is_system = |i: u32| matches!(ix.entries[i as usize].role(), Some(Role::System));
@@ -176,7 +186,13 @@ impl ContextPlan {
                     hidden.extend_from_slice(&path[..cpos]);
                     kept_from = cpos;
                 } else {
-                    let start = first_kept.as_ref().and_then(|fk| path[..cpos].iter().position(|&i| ix.entries[i as usize].id.as_ref() == Some(fk)));
+                    // Where the first kept entry sits on the path: entry `j` at depth `d` is
+                    // `path[d]` when it is on the path at all (paths start at a root).
+                    let start = first_kept.as_ref().and_then(|fk| {
+                        let j = *ix.by_id.get(fk)?;
+                        let d = *tree.depth.get(j as usize)? as usize;
+                        (d < cpos && path[d] == j).then_some(d)
+                    });
                     match start {
                         Some(st) => {
                             hidden.extend_from_slice(&path[..st]);

@@ -18,6 +18,9 @@ use crate::skeleton::ScanError;
 use crate::lines::{BatchReader, OwnedBatch, RawLine};
 use crate::Error;
 
+mod snapshot;
+pub use snapshot::{cache_dir, CacheUse, Encoded, SkeletonCache};
+
 /// id → entry index, with a fast non-cryptographic hash (ids come from one file).
 pub type IdMap = HashMap<Id, u32, std::hash::BuildHasherDefault<rustc_hash::FxHasher>>;
 
@@ -107,6 +110,8 @@ pub struct SessionIndex {
     pub(crate) committed_len: u64,
     pub(crate) committed: Checkpoint,
     scan: ScanState,
+    /// How many entries only pi 1.x writes ([`Entry::is_pi1_only`]): the file's dialect.
+    pub(crate) pi1_only: u32,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -195,6 +200,7 @@ impl SessionIndex {
             committed_len: 0,
             committed: Checkpoint::default(),
             scan: ScanState { next_line: 1, ..Default::default() },
+            pi1_only: 0,
         }
     }
 
@@ -265,6 +271,7 @@ impl SessionIndex {
         let dropped: Vec<Entry> = self.entries.drain(keep..).collect();
         self.ordinals.truncate(keep);
         for e in dropped {
+            self.pi1_only -= e.is_pi1_only() as u32;
             let Some(id) = e.id else { continue };
             if self.by_id.get(&id).is_some_and(|&i| i as usize >= keep) {
                 // The dropped line had shadowed an earlier one with the same id, or was the only one.
@@ -533,6 +540,7 @@ impl SessionIndex {
                         );
                     }
                 }
+                self.pi1_only += e.is_pi1_only() as u32;
                 self.entries.push(e);
                 self.ordinals.push(ordinal);
             }
@@ -704,6 +712,29 @@ fn parse_lenient(text: &str) -> Result<(), ScanError> {
         Err(e) if json::has_lone_surrogate(text) => parse_line(&json::replace_lone_surrogates(text)).map(|_| ()).map_err(|_| e),
         Err(e) => Err(e),
     }
+}
+
+/// Asks the kernel to back a big buffer that is about to be filled with transparent huge pages
+/// (Linux, where they are on `madvise`): fresh memory is otherwise faulted in 4 KB at a time,
+/// which costs about as much as filling it. A hint only; the contents are not touched.
+pub(crate) fn huge_pages<T>(v: &Vec<T>) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let bytes = v.capacity() * std::mem::size_of::<T>();
+        if bytes < 2 * HUGE {
+            return;
+        }
+        let start = v.as_ptr() as usize;
+        let (from, to) = ((start + HUGE - 1) & !(HUGE - 1), (start + bytes) & !(HUGE - 1));
+        if to > from {
+            // SAFETY: the range lies inside the vector's own allocation; MADV_HUGEPAGE changes
+            // how pages are backed, never their contents.
+            unsafe { libc::madvise(from as *mut libc::c_void, to - from, libc::MADV_HUGEPAGE) };
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = v;
 }
 
 /// Reads `len` bytes at `offset`.

@@ -10,6 +10,9 @@ use crate::session::SessionIndex;
 
 pub const NONE: u32 = u32::MAX;
 
+/// The children of one entry: up to four inline (most entries have one), more on the heap.
+pub type Children = smallvec::SmallVec<[u32; 4]>;
+
 /// Where the session resumes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Leaf {
@@ -34,7 +37,7 @@ pub struct Tree {
     /// Effective parent of each entry (`NONE` for roots and for entries outside the tree).
     pub parent: Vec<u32>,
     /// Children of each entry, in pi's `getTree()` order (timestamp, ties in file order).
-    pub children: Vec<Vec<u32>>,
+    pub children: Vec<Children>,
     /// Roots in file order.
     pub roots: Vec<u32>,
     /// False for lines outside the tree: no id, or an id that a later line took over.
@@ -53,7 +56,7 @@ pub struct Tree {
     /// Entries that were part of a parent cycle (pi loops forever on a path through them).
     pub in_cycle: Vec<bool>,
     /// Ids referred to (parents, targets) but not in the file.
-    unresolved: std::collections::HashSet<Id>,
+    pub(crate) unresolved: std::collections::HashSet<Id>,
 }
 
 /// Where an entry goes in the tree.
@@ -65,10 +68,11 @@ enum Link {
 }
 
 /// Resolves entry `i`'s parent, recording structural findings.
-fn link(ix: &SessionIndex, i: usize, diags: &mut Vec<Diagnostic>) -> Link {
+/// `unique`: no two lines share an id, so every line with an id holds it (no lookup needed).
+fn link(ix: &SessionIndex, i: usize, unique: bool, diags: &mut Vec<Diagnostic>) -> Link {
     let e = &ix.entries[i];
     let Some(id) = &e.id else { return Link::Out };
-    if ix.by_id.get(id) != Some(&(i as u32)) {
+    if !unique && ix.by_id.get(id) != Some(&(i as u32)) {
         return Link::Out;
     }
     match &e.parent {
@@ -99,48 +103,56 @@ impl Tree {
         let mut in_tree = vec![false; n];
         let mut is_root = vec![false; n];
 
-        // Parent lookups are independent: resolve them on all cores (findings in file order).
-        // Also notes every parent id that is not in the file (on any line).
-        let links: Vec<(Link, Vec<Diagnostic>, Option<Id>)> = {
-            use rayon::prelude::*;
-            (0..n)
-                .into_par_iter()
-                .with_min_len(4096)
-                .map(|i| {
-                    let mut d = Vec::new();
-                    let l = link(ix, i, &mut d);
-                    // A linked child's parent is in the file: no second lookup.
-                    let missing = match l {
-                        Link::Child(_) => None,
-                        _ => ix.entries[i].parent.id().filter(|p| !ix.by_id.contains_key(*p)).cloned(),
-                    };
-                    (l, d, missing)
-                })
-                .collect()
-        };
+        // Parent lookups are independent: resolve them on all cores, a block of entries at a
+        // time, writing in place (findings kept in file order). Also notes every parent id
+        // that is not in the file (on any line).
+        let unique = ix.by_id.len() == ix.entries.iter().filter(|e| e.id.is_some()).count();
         let mut unresolved = std::collections::HashSet::new();
-        for (i, (l, mut d, missing)) in links.into_iter().enumerate() {
-            diags.append(&mut d);
-            if let Some(m) = missing {
-                unresolved.insert(m);
-            }
-            match l {
-                Link::Out => {}
-                Link::Root => {
-                    in_tree[i] = true;
-                    is_root[i] = true;
-                }
-                Link::Child(p) => {
-                    in_tree[i] = true;
-                    parent[i] = p;
-                }
+        {
+            use rayon::prelude::*;
+            const BLOCK: usize = 4096;
+            let found: Vec<(Vec<Diagnostic>, Vec<Id>)> = parent
+                .par_chunks_mut(BLOCK)
+                .zip(in_tree.par_chunks_mut(BLOCK))
+                .zip(is_root.par_chunks_mut(BLOCK))
+                .enumerate()
+                .map(|(b, ((parent, in_tree), is_root))| {
+                    let mut d = Vec::new();
+                    let mut missing = Vec::new();
+                    for k in 0..parent.len() {
+                        let i = b * BLOCK + k;
+                        match link(ix, i, unique, &mut d) {
+                            Link::Out => {}
+                            Link::Root => {
+                                in_tree[k] = true;
+                                is_root[k] = true;
+                            }
+                            Link::Child(p) => {
+                                in_tree[k] = true;
+                                parent[k] = p;
+                                // A linked child's parent is in the file: no second lookup.
+                                continue;
+                            }
+                        }
+                        if let Some(p) = ix.entries[i].parent.id().filter(|p| !ix.by_id.contains_key(*p)) {
+                            missing.push(p.clone());
+                        }
+                    }
+                    (d, missing)
+                })
+                .collect();
+            for (mut d, missing) in found {
+                diags.append(&mut d);
+                unresolved.extend(missing);
             }
         }
 
         let mut in_cycle = vec![false; n];
         break_cycles(ix, &mut parent, &mut is_root, &in_tree, &mut in_cycle, &mut diags);
 
-        let mut children: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut children: Vec<Children> = Vec::with_capacity(n);
+        crate::session::huge_pages(&children);
+        children.resize(n, Children::new());
         let mut roots = Vec::new();
         for i in 0..n {
             if !in_tree[i] {
@@ -250,9 +262,9 @@ impl Tree {
         let mut diags = Vec::new();
         let mut touched = Vec::new();
         for i in first_new..n {
-            let link = link(ix, i, &mut diags);
+            let link = link(ix, i, false, &mut diags);
             self.parent.push(NONE);
-            self.children.push(Vec::new());
+            self.children.push(Children::new());
             self.in_tree.push(!matches!(link, Link::Out));
             self.depth.push(0);
             self.pre.push(NONE);

@@ -5,6 +5,7 @@
 use std::io::Write;
 
 use pi_session::tree::Leaf;
+use pi_session::session::CacheUse;
 use pi_session::{Diagnostic, Session};
 use proptest::prelude::*;
 use serde_json::json;
@@ -180,6 +181,10 @@ proptest! {
         let path = dir.path().join("s.jsonl");
         std::fs::write(&path, header()).unwrap();
         let mut inc = Session::open(&path).unwrap();
+        // A third reader opens through the skeleton cache after every chunk: it must see what a
+        // full read sees, extending its snapshot when the file only grew.
+        let cache = tempfile::tempdir().unwrap();
+        let mut cached_len = None;
         let mut w = Writer { ids: vec![], leaf: None, pending: vec![], n: 0, forward: None };
         let mut held: Vec<u8> = Vec::new();
         let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
@@ -198,6 +203,15 @@ proptest! {
                 inc.refresh().unwrap();
                 let full = Session::open(&path).unwrap();
                 assert_same(&inc, &full);
+                let (cached, used) = Session::open_with_cache(&path, cache.path(), 0).unwrap();
+                let len = std::fs::metadata(&path).unwrap().len();
+                match cached_len {
+                    None => prop_assert_eq!(used, CacheUse::Miss),
+                    Some(l) if l == len => prop_assert_eq!(used, CacheUse::Hit),
+                    Some(_) => prop_assert!(matches!(used, CacheUse::Extended | CacheUse::Miss), "{:?}", used),
+                }
+                cached_len = Some(len);
+                assert_same(&cached, &full);
             }
         }
     }

@@ -155,7 +155,7 @@ impl Lister {
 }
 
 /// Lowers the calling thread's scheduling priority (Linux keeps a nice value per thread).
-fn lower_priority() {
+pub(crate) fn lower_priority() {
     #[cfg(target_os = "linux")]
     // SAFETY: setpriority only reads its arguments; `0` is the calling thread.
     unsafe {

@@ -180,7 +180,7 @@ fn section(s: &Session, reader: &mut BodyReader<'_>, start: u32, active: &std::c
         if shown(&s.index.entries[cur as usize].kind) {
             items.push(item(s, reader, cur)?);
         }
-        let kids: Vec<u32> = s.tree.children[cur as usize].clone();
+        let kids: Vec<u32> = s.tree.children[cur as usize].to_vec();
         let visible: Vec<u32> = kids.iter().copied().filter(|&k| shown(&s.index.entries[k as usize].kind) || !s.tree.children[k as usize].is_empty()).collect();
         match visible.len() {
             0 => return Ok(Section { items, branches: vec![] }),

@@ -1,0 +1,683 @@
+//! The snapshot's encoding: little-endian, fixed width, strings as a u32 length and UTF-8.
+//! The payload holds the session file's canonical path, the probe hashes, the index (entries
+//! behind a table of where each starts, so they decode on all cores; the id map in a section of
+//! its own, so it is rebuilt on one core while the rest decodes on another) and the tree.
+
+use std::path::Path;
+
+use compact_str::CompactString;
+
+use super::super::{Checkpoint, ScanState, SessionIndex, TailCandidate};
+use crate::diag::{DiagKind, Diagnostic, Severity};
+use crate::entry::{Detail, Entry, Kind, MessageMeta, Parent, Replacement, Role, Usage};
+use crate::header::{FileStamp, Header};
+use crate::tree::{Children, LabelInfo, Leaf, Tree, NONE};
+use crate::Session;
+
+pub(super) fn encode(w: &mut Vec<u8>, ix: &SessionIndex, probe: (u64, u64)) {
+    let mut w = Writer(w);
+    w.u64(probe.0);
+    w.u64(probe.1);
+    w.stamp(&ix.stamp);
+    w.u64(ix.read_len);
+    w.u64(ix.committed_len);
+    w.opt_header(ix.header.as_ref());
+    w.bool(ix.header_ok);
+    w.u32(ix.pi1_only);
+    // Entries: a table of where each starts (so they decode on all cores), then the entries.
+    w.u32(ix.entries.len() as u32);
+    let table = w.0.len();
+    w.0.resize(table + 4 * ix.entries.len() + 8, 0);
+    let start = w.0.len();
+    for (k, e) in ix.entries.iter().enumerate() {
+        let at = (w.0.len() - start) as u32;
+        w.0[table + 4 * k..table + 4 * k + 4].copy_from_slice(&at.to_le_bytes());
+        w.entry(e);
+    }
+    let len = (w.0.len() - start) as u64;
+    w.0[start - 8..start].copy_from_slice(&len.to_le_bytes());
+    for &o in &ix.ordinals {
+        w.u32(o);
+    }
+    // The id map, ids written out in the order of the slots the decoder's table puts them in:
+    // its inserts then walk the table front to back instead of touching it at random.
+    let mask = buckets_for(ix.by_id.len()) - 1;
+    let mut ids: Vec<(u64, &str, u32)> = ix.by_id.iter().map(|(k, &v)| (slot_hash(k), k.as_str(), v)).collect();
+    ids.sort_unstable_by_key(|x| (x.0 & mask, x.2));
+    let at = w.0.len();
+    w.u64(0);
+    w.u32(ids.len() as u32);
+    for (_, id, i) in ids {
+        w.str(id);
+        w.u32(i);
+    }
+    let len = (w.0.len() - at - 8) as u64;
+    w.0[at..at + 8].copy_from_slice(&len.to_le_bytes());
+    w.diags(&ix.diagnostics);
+    w.scan(&ix.scan);
+    let c = &ix.committed;
+    w.u64(c.entries as u64);
+    w.u64(c.diagnostics as u64);
+    w.scan(&c.scan);
+    w.opt_header(c.header.as_ref());
+    w.bool(c.header_ok);
+}
+
+/// Decodes a snapshot's payload: the entries on all cores, then the id map on one core while
+/// the rest (findings, read state, tree) decodes on another.
+pub(super) fn decode(b: &[u8], path: &Path, key: &str) -> Option<(Session, (u64, u64))> {
+    let mut r = Reader { b, at: 0 };
+    // A snapshot of another file whose name hashes alike is no snapshot of this one.
+    if r.str()? != key {
+        return None;
+    }
+    let probe = (r.u64()?, r.u64()?);
+    let mut ix = SessionIndex::empty(path.to_path_buf());
+    ix.stamp = r.stamp()?;
+    ix.read_len = r.u64()?;
+    ix.committed_len = r.u64()?;
+    ix.header = r.opt_header()?;
+    ix.header_ok = r.bool()?;
+    ix.pi1_only = r.u32()?;
+    let n = r.count(4 + 26)?;
+    let table = r.take(4 * n)?;
+    let len = usize::try_from(r.u64()?).ok()?;
+    ix.entries = decode_entries(table, r.take(len)?)?;
+    ix.ordinals = r.u32s(n, u32::MAX, false)?;
+    let len = usize::try_from(r.u64()?).ok()?;
+    let ids = r.take(len)?;
+    let (by_id, rest) = rayon::join(
+        || by_id(ids, n),
+        || {
+            let diagnostics = r.diags()?;
+            let scan = r.scan()?;
+            let committed = Checkpoint {
+                entries: r.u64()? as usize,
+                diagnostics: r.u64()? as usize,
+                scan: r.scan()?,
+                header: r.opt_header()?,
+                header_ok: r.bool()?,
+            };
+            let tree = r.tree(n)?;
+            (r.at == r.b.len()).then_some((diagnostics, scan, committed, tree))
+        },
+    );
+    let (diagnostics, scan, committed, tree) = rest?;
+    ix.by_id = by_id?;
+    (ix.diagnostics, ix.scan, ix.committed) = (diagnostics, scan, committed);
+    let c = &ix.committed;
+    let sane = c.entries <= ix.entries.len() && c.diagnostics <= ix.diagnostics.len() && ix.committed_len <= ix.read_len;
+    sane.then_some((Session { index: ix, tree }, probe))
+}
+
+/// The id map of `n` entries from its section: ids in the order of the slots they fill.
+fn by_id(b: &[u8], n: usize) -> Option<super::super::IdMap> {
+    let mut r = Reader { b, at: 0 };
+    let k = r.count(8)?;
+    let mut map = super::super::IdMap::default();
+    map.reserve(k);
+    for _ in 0..k {
+        let id = r.str()?;
+        let i = r.u32()?;
+        // (Not compared with the entry's own id: that is a random read per id. The checksum
+        // vouches for what the encoder wrote, and it wrote the map it had.)
+        if i as usize >= n {
+            return None;
+        }
+        map.insert(CompactString::from(id), i);
+    }
+    (r.at == b.len()).then_some(map)
+}
+
+/// Decodes the entries on all cores: `table` holds where each starts in `body`, and each must
+/// end where the next starts.
+fn decode_entries(table: &[u8], body: &[u8]) -> Option<Vec<Entry>> {
+    use rayon::prelude::*;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let n = table.len() / 4;
+    let start = |k: usize| u32::from_le_bytes(table[4 * k..4 * k + 4].try_into().unwrap()) as usize;
+    let bad = AtomicBool::new(false);
+    let mut out = Vec::with_capacity(n);
+    super::super::huge_pages(&out);
+    (0..n)
+        .into_par_iter()
+        .with_min_len(1024)
+        .map(|k| {
+            let end = if k + 1 < n { start(k + 1) } else { body.len() };
+            let entry = body.get(start(k)..end).and_then(|b| {
+                let mut r = Reader { b, at: 0 };
+                r.entry().filter(|_| r.at == b.len())
+            });
+            entry.unwrap_or_else(|| {
+                bad.store(true, Ordering::Relaxed);
+                Entry { line: 0, offset: 0, len: 0, kind: Kind::Message, id: None, parent: Parent::Missing, ts: 0.0, detail: Detail::None }
+            })
+        })
+        .collect_into_vec(&mut out);
+    (!bad.load(Ordering::Relaxed)).then_some(out)
+}
+
+/// The hash the id map places an id by.
+fn slot_hash(id: &str) -> u64 {
+    use std::hash::BuildHasher;
+    let ids: &super::super::IdMap = &Default::default();
+    ids.hasher().hash_one(id)
+}
+
+/// Buckets of a table reserved for `n` ids (the table holds 7/8 of its buckets).
+fn buckets_for(n: usize) -> u64 {
+    if n < 8 {
+        return 8;
+    }
+    ((n as u64 * 8).div_ceil(7)).next_power_of_two()
+}
+
+pub(super) struct Writer<'a>(pub(super) &'a mut Vec<u8>);
+
+impl Writer<'_> {
+    fn u8(&mut self, v: u8) {
+        self.0.push(v);
+    }
+    fn bool(&mut self, v: bool) {
+        self.u8(v as u8);
+    }
+    fn u32(&mut self, v: u32) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn f64(&mut self, v: f64) {
+        self.u64(v.to_bits());
+    }
+    pub(super) fn str(&mut self, s: &str) {
+        self.u32(s.len() as u32);
+        self.0.extend_from_slice(s.as_bytes());
+    }
+    fn opt_str(&mut self, s: Option<&str>) {
+        match s {
+            Some(s) => {
+                self.u8(1);
+                self.str(s);
+            }
+            None => self.u8(0),
+        }
+    }
+    fn opt_f64(&mut self, v: Option<f64>) {
+        self.opt_u64(v.map(f64::to_bits));
+    }
+    fn opt_u64(&mut self, v: Option<u64>) {
+        match v {
+            Some(v) => {
+                self.u8(1);
+                self.u64(v);
+            }
+            None => self.u8(0),
+        }
+    }
+    fn stamp(&mut self, s: &FileStamp) {
+        self.u64(s.len);
+        self.u64(s.mtime_ns as u64);
+        self.u64(s.ino);
+    }
+    fn usage(&mut self, u: Option<&Usage>) {
+        match u {
+            Some(u) => {
+                self.u8(1);
+                for v in [u.input, u.output, u.cache_read, u.cache_write, u.total_tokens, u.cost] {
+                    self.f64(v);
+                }
+            }
+            None => self.u8(0),
+        }
+    }
+    fn opt_header(&mut self, h: Option<&Header>) {
+        let Some(h) = h else { return self.u8(0) };
+        self.u8(1);
+        self.u32(h.line);
+        self.opt_f64(h.version);
+        for s in [&h.id, &h.timestamp, &h.cwd, &h.parent_session] {
+            self.opt_str(s.as_deref());
+        }
+        self.bool(h.v4);
+        self.str(&h.raw);
+    }
+    fn diags(&mut self, d: &[Diagnostic]) {
+        self.u32(d.len() as u32);
+        for d in d {
+            self.opt_u64(d.line.map(u64::from));
+            self.str(d.kind.as_str());
+            self.u8(d.severity as u8);
+            self.str(&d.message);
+        }
+    }
+    fn scan(&mut self, s: &ScanState) {
+        self.u32(s.next_line);
+        self.u32(s.parsed_values);
+        self.bool(s.crlf_seen);
+        self.u32(s.diag_counts.len() as u32);
+        for (k, &n) in &s.diag_counts {
+            self.str(k.as_str());
+            self.u64(n as u64);
+        }
+        self.u32(s.blank_lines);
+        self.bool(s.last_line_terminated);
+        self.bool(s.seen_content);
+        match &s.tail_candidate {
+            Some(t) => {
+                self.u8(1);
+                self.u32(t.number);
+                self.u64(t.offset);
+                self.u32(t.len);
+                self.str(&t.text);
+                self.str(&t.error);
+            }
+            None => self.u8(0),
+        }
+    }
+    fn u32s(&mut self, v: &[u32]) {
+        for &x in v {
+            self.u32(x);
+        }
+    }
+    fn bools(&mut self, v: &[bool]) {
+        self.0.extend(v.iter().map(|&b| b as u8));
+    }
+    pub(super) fn tree(&mut self, t: &Tree) {
+        self.u32(t.parent.len() as u32);
+        for v in [&t.parent, &t.depth, &t.pre, &t.post] {
+            self.u32s(v);
+        }
+        self.bools(&t.in_tree);
+        self.bools(&t.in_cycle);
+        for c in &t.children {
+            self.u32(c.len() as u32);
+        }
+        for c in &t.children {
+            self.u32s(c);
+        }
+        self.u32(t.roots.len() as u32);
+        self.u32s(&t.roots);
+        self.u32(t.labels.len() as u32);
+        for (id, l) in &t.labels {
+            self.str(id);
+            self.str(&l.text);
+            self.u32(l.line);
+            self.u32(l.entry);
+        }
+        self.opt_str(t.name.as_deref());
+        match t.leaf {
+            Leaf::Null => self.u8(0),
+            Leaf::Entry(i) => {
+                self.u8(1);
+                self.u32(i);
+            }
+        }
+        self.diags(&t.diagnostics);
+        self.u32(t.unresolved.len() as u32);
+        for id in &t.unresolved {
+            self.str(id);
+        }
+    }
+    fn entry(&mut self, e: &Entry) {
+        self.u32(e.line);
+        self.u64(e.offset);
+        self.u32(e.len);
+        self.f64(e.ts);
+        let kind = KINDS.iter().position(|k| *k == e.kind);
+        self.u8(kind.map_or(255, |k| k as u8));
+        if kind.is_none() {
+            self.str(e.kind.as_str());
+        }
+        self.opt_str(e.id.as_deref());
+        match &e.parent {
+            Parent::Null => self.u8(0),
+            Parent::Missing => self.u8(1),
+            Parent::Id(p) => {
+                self.u8(2);
+                self.str(p);
+            }
+            Parent::Invalid => self.u8(3),
+        }
+        self.detail(&e.detail);
+    }
+    fn detail(&mut self, d: &Detail) {
+        match d {
+            Detail::None => self.u8(0),
+            Detail::Message { role, msg_ts, meta } => {
+                self.u8(1);
+                match ROLES.iter().position(|r| r == role) {
+                    Some(i) => self.u8(i as u8),
+                    None => {
+                        self.u8(255);
+                        self.str(role.as_str().unwrap_or(""));
+                    }
+                }
+                self.opt_f64(*msg_ts);
+                match meta {
+                    Some(m) => {
+                        self.u8(1);
+                        for s in [&m.provider, &m.model, &m.stop_reason] {
+                            self.opt_str(s.as_deref());
+                        }
+                        self.usage(m.usage.as_ref());
+                        self.opt_str(m.tool_name.as_deref());
+                        self.bool(m.is_error);
+                    }
+                    None => self.u8(0),
+                }
+            }
+            Detail::ThinkingLevel(l) => {
+                self.u8(2);
+                self.opt_str(l.as_deref());
+            }
+            Detail::ModelChange { provider, model_id } => {
+                self.u8(3);
+                self.opt_str(provider.as_deref());
+                self.opt_str(model_id.as_deref());
+            }
+            Detail::Compaction { first_kept, first_kept_index, retained_tail, system_message, usage } => {
+                self.u8(4);
+                self.opt_str(first_kept.as_deref());
+                self.opt_u64(first_kept_index.map(|v| v as u64));
+                self.opt_u64(retained_tail.map(u64::from));
+                self.bool(*system_message);
+                self.usage(usage.as_deref());
+            }
+            Detail::BranchSummary { from_id, summary_truthy, usage } => {
+                self.u8(5);
+                self.opt_str(from_id.as_deref());
+                self.bool(*summary_truthy);
+                self.usage(usage.as_deref());
+            }
+            Detail::Usage { usage } => {
+                self.u8(6);
+                self.usage(usage.as_deref());
+            }
+            Detail::ContextEdit { target, replacement } => {
+                self.u8(7);
+                self.opt_str(target.as_deref());
+                self.u8(*replacement as u8);
+            }
+            Detail::Label { target, label } => {
+                self.u8(8);
+                self.opt_str(target.as_deref());
+                self.opt_str(label.as_deref());
+            }
+            Detail::SessionInfo { name } => {
+                self.u8(9);
+                self.opt_str(name.as_deref());
+            }
+            Detail::Leaf { target, target_valid } => {
+                self.u8(10);
+                self.opt_str(target.as_deref());
+                self.bool(*target_valid);
+            }
+            Detail::CustomMessage { custom_type } => {
+                self.u8(11);
+                self.opt_str(custom_type.as_deref());
+            }
+            Detail::Custom { custom_type } => {
+                self.u8(12);
+                self.opt_str(custom_type.as_deref());
+            }
+        }
+    }
+}
+
+const KINDS: [Kind; 12] = [
+    Kind::Message,
+    Kind::ThinkingLevelChange,
+    Kind::ModelChange,
+    Kind::Compaction,
+    Kind::BranchSummary,
+    Kind::Custom,
+    Kind::CustomMessage,
+    Kind::Label,
+    Kind::SessionInfo,
+    Kind::Leaf,
+    Kind::Usage,
+    Kind::ContextEdit,
+];
+const ROLES: [Role; 8] = [Role::User, Role::Assistant, Role::ToolResult, Role::BashExecution, Role::Custom, Role::System, Role::HookMessage, Role::None];
+const REPLACEMENTS: [Replacement; 3] = [Replacement::Drop, Replacement::Content, Replacement::Invalid];
+const SEVERITIES: [Severity; 3] = [Severity::Info, Severity::Warning, Severity::Error];
+
+/// Every read is bounds-checked: a damaged snapshot decodes to `None`, never a panic.
+struct Reader<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let end = self.at.checked_add(n)?;
+        let s = self.b.get(self.at..end)?;
+        self.at = end;
+        Some(s)
+    }
+    fn u8(&mut self) -> Option<u8> {
+        let v = *self.b.get(self.at)?;
+        self.at += 1;
+        Some(v)
+    }
+    fn bool(&mut self) -> Option<bool> {
+        match self.u8()? {
+            0 => Some(false),
+            1 => Some(true),
+            _ => None,
+        }
+    }
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+    fn f64(&mut self) -> Option<f64> {
+        Some(f64::from_bits(self.u64()?))
+    }
+    /// A count of items at least `min` bytes each: larger than what is left means damage.
+    fn count(&mut self, min: usize) -> Option<usize> {
+        let n = self.u32()? as usize;
+        (n.saturating_mul(min) <= self.b.len() - self.at).then_some(n)
+    }
+    fn str(&mut self) -> Option<&'a str> {
+        let n = self.u32()? as usize;
+        std::str::from_utf8(self.take(n)?).ok()
+    }
+    fn opt<T>(&mut self, f: impl FnOnce(&mut Self) -> Option<T>) -> Option<Option<T>> {
+        match self.u8()? {
+            0 => Some(None),
+            1 => f(self).map(Some),
+            _ => None,
+        }
+    }
+    fn opt_cs(&mut self) -> Option<Option<CompactString>> {
+        self.opt(|r| r.str().map(CompactString::from))
+    }
+    fn opt_string(&mut self) -> Option<Option<String>> {
+        self.opt(|r| r.str().map(str::to_owned))
+    }
+    fn opt_u64(&mut self) -> Option<Option<u64>> {
+        self.opt(Self::u64)
+    }
+    fn opt_f64(&mut self) -> Option<Option<f64>> {
+        self.opt(Self::f64)
+    }
+    fn stamp(&mut self) -> Option<FileStamp> {
+        Some(FileStamp { len: self.u64()?, mtime_ns: self.u64()? as i64, ino: self.u64()? })
+    }
+    fn usage(&mut self) -> Option<Option<Usage>> {
+        self.opt(|r| Some(Usage { input: r.f64()?, output: r.f64()?, cache_read: r.f64()?, cache_write: r.f64()?, total_tokens: r.f64()?, cost: r.f64()? }))
+    }
+    fn opt_header(&mut self) -> Option<Option<Header>> {
+        self.opt(|r| {
+            Some(Header {
+                line: r.u32()?,
+                version: r.opt_f64()?,
+                id: r.opt_string()?,
+                timestamp: r.opt_string()?,
+                cwd: r.opt_string()?,
+                parent_session: r.opt_string()?,
+                v4: r.bool()?,
+                raw: r.str()?.to_owned(),
+            })
+        })
+    }
+    fn kind(&mut self) -> Option<DiagKind> {
+        let s = self.str()?;
+        DiagKind::ALL.iter().copied().find(|k| k.as_str() == s)
+    }
+    fn diags(&mut self) -> Option<Vec<Diagnostic>> {
+        let n = self.count(14)?;
+        let mut out = Vec::with_capacity(n);
+        for _ in 0..n {
+            let line = self.opt_u64()?.map(|l| u32::try_from(l).ok()).map_or(Some(None), |l| l.map(Some))?;
+            let kind = self.kind()?;
+            let severity = *SEVERITIES.get(self.u8()? as usize)?;
+            out.push(Diagnostic { line, kind, severity, message: self.str()?.to_owned() });
+        }
+        Some(out)
+    }
+    fn scan(&mut self) -> Option<ScanState> {
+        let next_line = self.u32()?;
+        let parsed_values = self.u32()?;
+        let crlf_seen = self.bool()?;
+        let n = self.count(12)?;
+        let mut diag_counts = std::collections::HashMap::with_capacity(n);
+        for _ in 0..n {
+            let k = self.kind()?;
+            diag_counts.insert(k, self.u64()? as usize);
+        }
+        Some(ScanState {
+            next_line,
+            parsed_values,
+            crlf_seen,
+            diag_counts,
+            blank_lines: self.u32()?,
+            last_line_terminated: self.bool()?,
+            seen_content: self.bool()?,
+            tail_candidate: self.opt(|r| {
+                Some(TailCandidate { number: r.u32()?, offset: r.u64()?, len: r.u32()?, text: r.str()?.to_owned(), error: r.str()?.to_owned() })
+            })?,
+        })
+    }
+    /// `n` little-endian u32s, each below `below` (or [`NONE`] when `none` allows it).
+    fn u32s(&mut self, n: usize, below: u32, none: bool) -> Option<Vec<u32>> {
+        let v: Vec<u32> = self.take(n.checked_mul(4)?)?.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+        v.iter().all(|&x| x < below || (none && x == NONE)).then_some(v)
+    }
+    fn bools(&mut self, n: usize) -> Option<Vec<bool>> {
+        let b = self.take(n)?;
+        b.iter().all(|&x| x <= 1).then(|| b.iter().map(|&x| x == 1).collect())
+    }
+    /// The tree of an index of `n` entries.
+    fn tree(&mut self, n: usize) -> Option<Tree> {
+        if self.u32()? as usize != n {
+            return None;
+        }
+        let below = n as u32;
+        let parent = self.u32s(n, below, true)?;
+        let depth = self.u32s(n, u32::MAX, false)?;
+        let pre = self.u32s(n, below, true)?;
+        let post = self.u32s(n, below, true)?;
+        let in_tree = self.bools(n)?;
+        let in_cycle = self.bools(n)?;
+        let counts = self.u32s(n, below + 1, false)?;
+        let total = counts.iter().try_fold(0usize, |a, &c| a.checked_add(c as usize))?;
+        let flat = self.u32s(total, below, false)?;
+        let mut children = Vec::with_capacity(n);
+        super::super::huge_pages(&children);
+        let mut at = 0;
+        for &c in &counts {
+            children.push(Children::from_slice(&flat[at..at + c as usize]));
+            at += c as usize;
+        }
+        let roots = {
+            let k = self.count(4)?;
+            self.u32s(k, below, false)?
+        };
+        let k = self.count(16)?;
+        let mut labels = indexmap::IndexMap::with_capacity(k);
+        for _ in 0..k {
+            let id = CompactString::from(self.str()?);
+            let text = self.str()?.to_owned();
+            let (line, entry) = (self.u32()?, self.u32()?);
+            labels.insert(id, LabelInfo { text, line, entry });
+        }
+        let name = self.opt_string()?;
+        let leaf = match self.u8()? {
+            0 => Leaf::Null,
+            1 => Leaf::Entry(Some(self.u32()?).filter(|&i| i < below)?),
+            _ => return None,
+        };
+        let diagnostics = self.diags()?;
+        let k = self.count(4)?;
+        let mut unresolved = std::collections::HashSet::with_capacity(k);
+        for _ in 0..k {
+            unresolved.insert(CompactString::from(self.str()?));
+        }
+        Some(Tree { parent, children, roots, in_tree, depth, pre, post, labels, name, leaf, diagnostics, in_cycle, unresolved })
+    }
+    fn entry(&mut self) -> Option<Entry> {
+        let line = self.u32()?;
+        let offset = self.u64()?;
+        let len = self.u32()?;
+        let ts = self.f64()?;
+        let kind = match self.u8()? {
+            255 => Kind::parse(self.str()?),
+            k => KINDS.get(k as usize)?.clone(),
+        };
+        let id = self.opt_cs()?;
+        let parent = match self.u8()? {
+            0 => Parent::Null,
+            1 => Parent::Missing,
+            2 => Parent::Id(CompactString::from(self.str()?)),
+            3 => Parent::Invalid,
+            _ => return None,
+        };
+        Some(Entry { line, offset, len, kind, id, parent, ts, detail: self.detail()? })
+    }
+    fn detail(&mut self) -> Option<Detail> {
+        Some(match self.u8()? {
+            0 => Detail::None,
+            1 => {
+                let role = match self.u8()? {
+                    255 => Role::Other(self.str()?.into()),
+                    r => ROLES.get(r as usize)?.clone(),
+                };
+                let msg_ts = self.opt_f64()?;
+                let meta = self.opt(|r| {
+                    Some(Box::new(MessageMeta {
+                        provider: r.opt_cs()?,
+                        model: r.opt_cs()?,
+                        stop_reason: r.opt_cs()?,
+                        usage: r.usage()?,
+                        tool_name: r.opt_cs()?,
+                        is_error: r.bool()?,
+                    }))
+                })?;
+                Detail::Message { role, msg_ts, meta }
+            }
+            2 => Detail::ThinkingLevel(self.opt_cs()?),
+            3 => Detail::ModelChange { provider: self.opt_cs()?, model_id: self.opt_cs()? },
+            4 => Detail::Compaction {
+                first_kept: self.opt_cs()?,
+                first_kept_index: self.opt_u64()?.map(|v| v as i64),
+                retained_tail: self.opt_u64()?.map(|v| u32::try_from(v).ok()).map_or(Some(None), |v| v.map(Some))?,
+                system_message: self.bool()?,
+                usage: self.usage()?.map(Box::new),
+            },
+            5 => Detail::BranchSummary { from_id: self.opt_cs()?, summary_truthy: self.bool()?, usage: self.usage()?.map(Box::new) },
+            6 => Detail::Usage { usage: self.usage()?.map(Box::new) },
+            7 => Detail::ContextEdit { target: self.opt_cs()?, replacement: *REPLACEMENTS.get(self.u8()? as usize)? },
+            8 => Detail::Label { target: self.opt_cs()?, label: self.opt_string()? },
+            9 => Detail::SessionInfo { name: self.opt_string()? },
+            10 => Detail::Leaf { target: self.opt_cs()?, target_valid: self.bool()? },
+            11 => Detail::CustomMessage { custom_type: self.opt_cs()? },
+            12 => Detail::Custom { custom_type: self.opt_cs()? },
+            _ => return None,
+        })
+    }
+}
