@@ -186,26 +186,23 @@ impl Explorer {
                 if let Some(c) = self.sessions.lock().unwrap().get(real) {
                     return Ok(c.session.clone());
                 }
-                // Big sessions open from their skeleton snapshot; a missing or stale one is
-                // saved on a thread of its own, off this request.
+                // Big sessions open from their skeleton snapshot. A missing or stale one is
+                // encoded here (a tenth of the open's time; no lock held, so no request waits
+                // on it later) and written on a thread of its own, at a lower priority.
                 let cache = crate::session::SkeletonCache::from_env();
                 let (s, used) = match &cache {
                     Some(c) => c.open(real)?,
                     None => (Session::open(real)?, crate::session::CacheUse::Off),
                 };
-                let s = Arc::new(RwLock::new(s));
-                if let (Some(c), crate::session::CacheUse::Miss | crate::session::CacheUse::Extended) = (cache, used) {
-                    let s = s.clone();
-                    std::thread::spawn(move || {
-                        // Behind the window's own work; encoded under the read lock, written
-                        // after it is released.
-                        lister::lower_priority();
-                        let encoded = s.read().ok().and_then(|s| c.encode(&s));
-                        if let Some(e) = encoded {
-                            e.write();
-                        }
-                    });
+                if let (Some(c), crate::session::CacheUse::Miss | crate::session::CacheUse::Extended) = (&cache, used) {
+                    if let Some(encoded) = c.encode(&s) {
+                        std::thread::spawn(move || {
+                            lister::lower_priority();
+                            encoded.write();
+                        });
+                    }
                 }
+                let s = Arc::new(RwLock::new(s));
                 let mut map = self.sessions.lock().unwrap();
                 if map.len() > 64 {
                     map.clear();
