@@ -328,20 +328,14 @@ fn run_pi(cli: &Cli, pi: &Pi, heap: Option<u32>, args: &[&OsStr]) -> std::io::Re
 /// The `pi-bench` command line.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Some([file, dir]) = cli.cached_open.as_deref() {
-        return match cached_open(file, dir) {
-            Ok(j) => {
-                println!("{j}");
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("pi-bench: {e}");
-                ExitCode::from(1)
-            }
-        };
-    }
-    if let Some(f) = &cli.append_bench {
-        return match incremental(f, cli.appends.max(1)) {
+    // The internal modes: one JSON line on success.
+    let internal = match (cli.cached_open.as_deref(), &cli.append_bench) {
+        (Some([file, dir]), _) => Some(cached_open(file, dir)),
+        (_, Some(f)) => Some(incremental(f, cli.appends.max(1))),
+        _ => None,
+    };
+    if let Some(r) = internal {
+        return match r {
             Ok(j) => {
                 println!("{j}");
                 ExitCode::SUCCESS
