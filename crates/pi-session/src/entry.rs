@@ -166,6 +166,55 @@ pub struct MessageMeta {
     pub is_error: bool,
 }
 
+/// A message's [`MessageMeta`], read through `Deref`: its own box when the line was parsed,
+/// or its place in a block shared by the messages decoded together from a snapshot (one
+/// allocation per block instead of one per message, so a reopen touches far fewer fresh
+/// pages).
+#[derive(Clone)]
+pub struct MetaRef(MetaRepr);
+
+#[derive(Clone)]
+enum MetaRepr {
+    Own(Box<MessageMeta>),
+    Shared(std::sync::Arc<crate::session::HugeVec<MessageMeta>>, u32),
+}
+
+impl MetaRef {
+    /// The `i`th meta of a shared block (`i` must be in the block).
+    pub(crate) fn shared(block: &std::sync::Arc<crate::session::HugeVec<MessageMeta>>, i: u32) -> MetaRef {
+        debug_assert!((i as usize) < block.len());
+        MetaRef(MetaRepr::Shared(block.clone(), i))
+    }
+}
+
+impl From<MessageMeta> for MetaRef {
+    fn from(m: MessageMeta) -> MetaRef {
+        MetaRef(MetaRepr::Own(Box::new(m)))
+    }
+}
+
+impl std::ops::Deref for MetaRef {
+    type Target = MessageMeta;
+    fn deref(&self) -> &MessageMeta {
+        match &self.0 {
+            MetaRepr::Own(m) => m,
+            MetaRepr::Shared(block, i) => &block[*i as usize],
+        }
+    }
+}
+
+impl PartialEq for MetaRef {
+    fn eq(&self, other: &MetaRef) -> bool {
+        **self == **other
+    }
+}
+
+impl std::fmt::Debug for MetaRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (**self).fmt(f)
+    }
+}
+
 /// The type-specific fields indexing needs.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Detail {
@@ -176,7 +225,7 @@ pub enum Detail {
         msg_ts: Option<f64>,
         /// Model, usage and tool fields, when the message has any (kept out of line so that
         /// the skeleton of every line stays small).
-        meta: Option<Box<MessageMeta>>,
+        meta: Option<MetaRef>,
     },
     ThinkingLevel(Option<CompactString>),
     ModelChange { provider: Option<CompactString>, model_id: Option<CompactString> },
@@ -464,7 +513,7 @@ fn message_detail(m: Option<&MessageFields<'_>>) -> Detail {
     let role = Role::from_loose(m.role.map(Loose::from_raw));
     let has_meta = m.provider.is_some() || m.model.is_some() || m.stop_reason.is_some() || m.usage.is_some() || m.tool_name.is_some() || m.is_error.is_some();
     let meta = has_meta.then(|| {
-        Box::new(MessageMeta {
+        MetaRef::from(MessageMeta {
             provider: cs(m.provider),
             model: cs(m.model),
             stop_reason: cs(m.stop_reason),

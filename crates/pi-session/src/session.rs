@@ -18,11 +18,14 @@ use crate::skeleton::ScanError;
 use crate::lines::{BatchReader, OwnedBatch, RawLine};
 use crate::Error;
 
+mod pages;
 mod snapshot;
+pub use pages::HugePages;
+pub(crate) use pages::{huge_pages, FileBytes, HugeVec};
 pub use snapshot::{cache_dir, CacheUse, Encoded, SkeletonCache};
 
 /// id → entry index, with a fast non-cryptographic hash (ids come from one file).
-pub type IdMap = HashMap<Id, u32, std::hash::BuildHasherDefault<rustc_hash::FxHasher>>;
+pub type IdMap = hashbrown::HashMap<Id, u32, std::hash::BuildHasherDefault<rustc_hash::FxHasher>, HugePages>;
 
 /// Bytes read per batch of lines.
 const BATCH: usize = 4 * 1024 * 1024;
@@ -712,29 +715,6 @@ fn parse_lenient(text: &str) -> Result<(), ScanError> {
         Err(e) if json::has_lone_surrogate(text) => parse_line(&json::replace_lone_surrogates(text)).map(|_| ()).map_err(|_| e),
         Err(e) => Err(e),
     }
-}
-
-/// Asks the kernel to back a big buffer that is about to be filled with transparent huge pages
-/// (Linux, where they are on `madvise`): fresh memory is otherwise faulted in 4 KB at a time,
-/// which costs about as much as filling it. A hint only; the contents are not touched.
-pub(crate) fn huge_pages<T>(v: &Vec<T>) {
-    #[cfg(target_os = "linux")]
-    {
-        const HUGE: usize = 2 << 20;
-        let bytes = v.capacity() * std::mem::size_of::<T>();
-        if bytes < 2 * HUGE {
-            return;
-        }
-        let start = v.as_ptr() as usize;
-        let (from, to) = ((start + HUGE - 1) & !(HUGE - 1), (start + bytes) & !(HUGE - 1));
-        if to > from {
-            // SAFETY: the range lies inside the vector's own allocation; MADV_HUGEPAGE changes
-            // how pages are backed, never their contents.
-            unsafe { libc::madvise(from as *mut libc::c_void, to - from, libc::MADV_HUGEPAGE) };
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = v;
 }
 
 /// Reads `len` bytes at `offset`.

@@ -180,14 +180,7 @@ impl Session {
 
 /// A snapshot of `path`, when there is one that still matches the file's bytes it vouches for.
 fn read_snapshot(file: &Path, path: &Path, key: &str) -> Option<Session> {
-    let bytes = {
-        use std::io::Read;
-        let mut f = File::open(file).ok()?;
-        let mut b = Vec::with_capacity(usize::try_from(f.metadata().ok()?.len()).ok()?);
-        super::huge_pages(&b);
-        f.read_to_end(&mut b).ok()?;
-        b
-    };
+    let bytes = super::FileBytes::read(file).ok()?;
     let (head, body) = bytes.split_at_checked(28)?;
     if &head[..8] != MAGIC || u32::from_le_bytes(head[8..12].try_into().ok()?) != FORMAT {
         return None;

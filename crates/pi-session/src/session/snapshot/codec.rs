@@ -9,8 +9,9 @@ use compact_str::CompactString;
 
 use super::super::{Checkpoint, ScanState, SessionIndex, TailCandidate};
 use crate::diag::{DiagKind, Diagnostic, Severity};
-use crate::entry::{Detail, Entry, Kind, MessageMeta, Parent, Replacement, Role, Usage};
+use crate::entry::{Detail, Entry, Kind, MessageMeta, MetaRef, Parent, Replacement, Role, Usage};
 use crate::header::{FileStamp, Header};
+use crate::session::{HugePages, HugeVec};
 use crate::tree::{Children, LabelInfo, Leaf, Tree, NONE};
 use crate::Session;
 
@@ -129,6 +130,9 @@ fn by_id(b: &[u8], n: usize) -> Option<super::super::IdMap> {
     (r.at == b.len()).then_some(map)
 }
 
+/// Entries decoded per block: their messages' metas share one allocation, one huge page.
+const BLOCK: usize = (2 << 20) / std::mem::size_of::<MessageMeta>();
+
 /// Decodes the entries on all cores: `table` holds where each starts in `body`, and each must
 /// end where the next starts.
 fn decode_entries(table: &[u8], body: &[u8]) -> Option<Vec<Entry>> {
@@ -137,23 +141,41 @@ fn decode_entries(table: &[u8], body: &[u8]) -> Option<Vec<Entry>> {
     let n = table.len() / 4;
     let start = |k: usize| u32::from_le_bytes(table[4 * k..4 * k + 4].try_into().unwrap()) as usize;
     let bad = AtomicBool::new(false);
-    let mut out = Vec::with_capacity(n);
+    let mut out: Vec<Entry> = Vec::with_capacity(n);
     super::super::huge_pages(&out);
-    (0..n)
-        .into_par_iter()
-        .with_min_len(1024)
-        .map(|k| {
+    out.spare_capacity_mut()[..n].par_chunks_mut(BLOCK).enumerate().for_each(|(b, slots)| {
+        let mut metas = HugeVec::with_capacity_in(slots.len(), HugePages);
+        let mut with_meta = Vec::new();
+        for (j, slot) in slots.iter_mut().enumerate() {
+            let k = b * BLOCK + j;
             let end = if k + 1 < n { start(k + 1) } else { body.len() };
-            let entry = body.get(start(k)..end).and_then(|b| {
-                let mut r = Reader { b, at: 0 };
-                r.entry().filter(|_| r.at == b.len())
+            let entry = body.get(start(k)..end).and_then(|bytes| {
+                let mut r = Reader { b: bytes, at: 0 };
+                let before = metas.len();
+                let e = r.entry(&mut metas).filter(|_| r.at == bytes.len());
+                if e.is_none() {
+                    metas.truncate(before);
+                } else if metas.len() > before {
+                    with_meta.push(j as u32);
+                }
+                e
             });
-            entry.unwrap_or_else(|| {
+            slot.write(entry.unwrap_or_else(|| {
                 bad.store(true, Ordering::Relaxed);
                 Entry { line: 0, offset: 0, len: 0, kind: Kind::Message, id: None, parent: Parent::Missing, ts: 0.0, detail: Detail::None }
-            })
-        })
-        .collect_into_vec(&mut out);
+            }));
+        }
+        // The block's metas in one allocation, each message pointing at its own.
+        let metas = std::sync::Arc::new(metas);
+        for (i, &j) in with_meta.iter().enumerate() {
+            // SAFETY: every slot of the block was written above.
+            if let Detail::Message { meta, .. } = unsafe { &mut slots[j as usize].assume_init_mut().detail } {
+                *meta = Some(MetaRef::shared(&metas, i as u32));
+            }
+        }
+    });
+    // SAFETY: every one of the first `n` slots was written (a placeholder where decoding failed).
+    unsafe { out.set_len(n) };
     (!bad.load(Ordering::Relaxed)).then_some(out)
 }
 
@@ -620,7 +642,9 @@ impl<'a> Reader<'a> {
         }
         Some(Tree { parent, children, roots, in_tree, depth, pre, post, labels, name, leaf, diagnostics, in_cycle, unresolved })
     }
-    fn entry(&mut self) -> Option<Entry> {
+    /// An entry; a message's meta is pushed on `metas` (the entry's `meta` left `None` for the
+    /// caller to point at it).
+    fn entry(&mut self, metas: &mut HugeVec<MessageMeta>) -> Option<Entry> {
         let line = self.u32()?;
         let offset = self.u64()?;
         let len = self.u32()?;
@@ -637,9 +661,9 @@ impl<'a> Reader<'a> {
             3 => Parent::Invalid,
             _ => return None,
         };
-        Some(Entry { line, offset, len, kind, id, parent, ts, detail: self.detail()? })
+        Some(Entry { line, offset, len, kind, id, parent, ts, detail: self.detail(metas)? })
     }
-    fn detail(&mut self) -> Option<Detail> {
+    fn detail(&mut self, metas: &mut HugeVec<MessageMeta>) -> Option<Detail> {
         Some(match self.u8()? {
             0 => Detail::None,
             1 => {
@@ -649,16 +673,19 @@ impl<'a> Reader<'a> {
                 };
                 let msg_ts = self.opt_f64()?;
                 let meta = self.opt(|r| {
-                    Some(Box::new(MessageMeta {
+                    Some(MessageMeta {
                         provider: r.opt_cs()?,
                         model: r.opt_cs()?,
                         stop_reason: r.opt_cs()?,
                         usage: r.usage()?,
                         tool_name: r.opt_cs()?,
                         is_error: r.bool()?,
-                    }))
+                    })
                 })?;
-                Detail::Message { role, msg_ts, meta }
+                if let Some(m) = meta {
+                    metas.push(m);
+                }
+                Detail::Message { role, msg_ts, meta: None }
             }
             2 => Detail::ThinkingLevel(self.opt_cs()?),
             3 => Detail::ModelChange { provider: self.opt_cs()?, model_id: self.opt_cs()? },
