@@ -180,6 +180,11 @@ fn decode_entries(table: &[u8], body: &[u8]) -> Option<Vec<Entry>> {
 }
 
 /// The hash the id map places an id by.
+/// The little-endian u32s of `b` (whose length is a multiple of 4).
+fn le_u32s(b: &[u8]) -> impl Iterator<Item = u32> + '_ {
+    b.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+}
+
 fn slot_hash(id: &str) -> u64 {
     use std::hash::BuildHasher;
     let ids: &super::super::IdMap = &Default::default();
@@ -587,7 +592,7 @@ impl<'a> Reader<'a> {
     }
     /// `n` little-endian u32s, each below `below` (or [`NONE`] when `none` allows it).
     fn u32s(&mut self, n: usize, below: u32, none: bool) -> Option<Vec<u32>> {
-        let v: Vec<u32> = self.take(n.checked_mul(4)?)?.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+        let v: Vec<u32> = le_u32s(self.take(n.checked_mul(4)?)?).collect();
         v.iter().all(|&x| x < below || (none && x == NONE)).then_some(v)
     }
     fn bools(&mut self, n: usize) -> Option<Vec<bool>> {
@@ -606,15 +611,20 @@ impl<'a> Reader<'a> {
         let post = self.u32s(n, below, true)?;
         let in_tree = self.bools(n)?;
         let in_cycle = self.bools(n)?;
-        let counts = self.u32s(n, below + 1, false)?;
-        let total = counts.iter().try_fold(0usize, |a, &c| a.checked_add(c as usize))?;
-        let flat = self.u32s(total, below, false)?;
+        // Each entry's number of children, then all children: read in place (no copies).
+        let counts = self.take(n.checked_mul(4)?)?;
+        let total = le_u32s(counts).try_fold(0usize, |a, c| (c <= below).then(|| a.checked_add(c as usize)).flatten())?;
+        let flat = self.take(total.checked_mul(4)?)?;
+        if !le_u32s(flat).all(|c| c < below) {
+            return None;
+        }
         let mut children = Vec::with_capacity(n);
         super::super::huge_pages(&children);
         let mut at = 0;
-        for &c in &counts {
-            children.push(Children::from_slice(&flat[at..at + c as usize]));
-            at += c as usize;
+        for c in le_u32s(counts) {
+            let end = at + 4 * c as usize;
+            children.push(le_u32s(&flat[at..end]).collect::<Children>());
+            at = end;
         }
         let roots = {
             let k = self.count(4)?;
