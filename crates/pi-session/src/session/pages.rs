@@ -31,117 +31,158 @@ pub(crate) fn huge_pages<T>(v: &Vec<T>) {
     let _ = v;
 }
 
-/// An allocator whose allocations from 1 MB up are aligned to, and rounded up to, whole 2 MB
-/// huge pages and hinted to be backed by them; smaller ones are the global allocator's. For the
-/// id map's table and the decoded snapshot's blocks of message metas.
+/// An allocator whose allocations from 1 MB up are mappings of their own, aligned to, and
+/// rounded up to, whole 2 MB huge pages and hinted to be backed by them; smaller ones are the
+/// global allocator's. For the id map's table and the decoded snapshot's blocks of message
+/// metas.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct HugePages;
 
-/// The layout really allocated for `layout` when blocks from `from` bytes up go on huge pages
-/// (the same for the same request, so a block is freed with the layout it was allocated with).
-fn huge_layout(layout: Layout, from: usize) -> Layout {
-    if layout.size() < from {
-        return layout;
+/// The length of the mapping that holds a block of `layout` when blocks from `from` bytes up
+/// get one of their own (whole 2 MB huge pages); `None`: the block is the global (or system)
+/// allocator's. Derived again from the layout the block is freed with.
+fn mapped_len(layout: Layout, from: usize) -> Option<usize> {
+    if !cfg!(target_os = "linux") || layout.size() < from || layout.align() > HUGE {
+        return None;
     }
-    match layout
-        .size()
-        .checked_next_multiple_of(HUGE)
-        .map(|size| Layout::from_size_align(size, HUGE.max(layout.align())))
-    {
-        Some(Ok(l)) => l,
-        _ => layout,
+    layout.size().checked_next_multiple_of(HUGE)
+}
+
+/// A fresh private mapping of `len` bytes (a multiple of 2 MB), aligned to 2 MB and hinted to
+/// be backed by huge pages; null when the system has no memory for it. Zeroed, as every fresh
+/// mapping is.
+#[cfg(target_os = "linux")]
+fn map(len: usize) -> *mut u8 {
+    let Some(total) = len.checked_add(HUGE) else { return std::ptr::null_mut() };
+    // SAFETY: a new anonymous mapping, checked for failure; then its unaligned head and its
+    // tail are unmapped, leaving `len` bytes from a 2 MB boundary, which we own.
+    unsafe {
+        let p = libc::mmap(std::ptr::null_mut(), total, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0);
+        if p == libc::MAP_FAILED {
+            return std::ptr::null_mut();
+        }
+        let start = p as usize;
+        let aligned = (start + HUGE - 1) & !(HUGE - 1);
+        let head = aligned - start;
+        if head > 0 {
+            libc::munmap(p, head);
+        }
+        libc::munmap((aligned + len) as *mut libc::c_void, HUGE - head);
+        libc::madvise(aligned as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
+        aligned as *mut u8
     }
 }
 
-// SAFETY: blocks come from the global allocator with `huge_layout(layout, HUGE / 2)`, which is at least
-// as big and as aligned as `layout`, and go back to it with the same layout.
+#[cfg(not(target_os = "linux"))]
+fn map(_len: usize) -> *mut u8 {
+    unreachable!("blocks get their own mapping on Linux only (mapped_len)")
+}
+
+/// Gives back a mapping made by [`map`].
+fn unmap(ptr: *mut u8, len: usize) {
+    #[cfg(target_os = "linux")]
+    // SAFETY: a whole mapping made by `map` with this length, unmapped once.
+    unsafe {
+        libc::munmap(ptr.cast(), len);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (ptr, len);
+}
+
+/// Resizes a mapping made by [`map`] where it is (shrinking always can; growing can when the
+/// addresses after it are free). False: nothing changed.
+fn remap_in_place(ptr: *mut u8, from: usize, to: usize) -> bool {
+    #[cfg(target_os = "linux")]
+    // SAFETY: a whole mapping made by `map`; without MREMAP_MAYMOVE it stays at `ptr`, and the
+    // grown part inherits its huge-page hint.
+    unsafe {
+        libc::mremap(ptr.cast(), from, to, 0) != libc::MAP_FAILED
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (ptr, from, to);
+        false
+    }
+}
+
+// SAFETY: a block from 1 MB up is a mapping of its own (`map`), unmapped with the length
+// derived again from the layout it is freed with; smaller ones are the global allocator's,
+// freed with the same layout.
 unsafe impl Allocator for HugePages {
     fn allocate(&self, layout: Layout) -> Result<NonNull<[u8]>, AllocError> {
-        let real = huge_layout(layout, HUGE / 2);
-        let ptr = if real.size() == 0 {
+        let ptr = match mapped_len(layout, HUGE / 2) {
+            Some(len) => NonNull::new(map(len)).ok_or(AllocError)?,
             // A zero-sized block: any aligned, non-null address.
-            NonNull::new(std::ptr::without_provenance_mut::<u8>(real.align())).ok_or(AllocError)?
-        } else {
-            // SAFETY: `real` has a non-zero size.
-            NonNull::new(unsafe { alloc(real) }).ok_or(AllocError)?
+            None if layout.size() == 0 => NonNull::new(std::ptr::without_provenance_mut::<u8>(layout.align())).ok_or(AllocError)?,
+            // SAFETY: `layout` has a non-zero size.
+            None => NonNull::new(unsafe { alloc(layout) }).ok_or(AllocError)?,
         };
-        advise(ptr.as_ptr(), real);
         Ok(NonNull::slice_from_raw_parts(ptr, layout.size()))
     }
 
     unsafe fn deallocate(&self, ptr: NonNull<u8>, layout: Layout) {
-        let real = huge_layout(layout, HUGE / 2);
-        if real.size() != 0 {
-            // SAFETY: allocated by `allocate` with this same `real` layout.
-            unsafe { dealloc(ptr.as_ptr(), real) };
+        match mapped_len(layout, HUGE / 2) {
+            Some(len) => unmap(ptr.as_ptr(), len),
+            None if layout.size() == 0 => {}
+            // SAFETY: allocated by `allocate` with this same layout.
+            None => unsafe { dealloc(ptr.as_ptr(), layout) },
         }
     }
 }
 
-/// Hints a block that [`huge_layout`] aligned to huge pages to be backed by them.
-fn advise(ptr: *mut u8, real: Layout) {
-    #[cfg(target_os = "linux")]
-    if real.align() >= HUGE && !ptr.is_null() {
-        // SAFETY: the whole block, huge-page aligned; a hint about backing only.
-        unsafe { libc::madvise(ptr.cast(), real.size(), libc::MADV_HUGEPAGE) };
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = (ptr, real);
-}
-
-/// Blocks from this size up are on huge pages under [`BigPages`].
+/// Blocks from this size up get a mapping of their own under [`BigPages`].
 const BIG: usize = HUGE / 4;
 
 /// Huge pages as the process's allocator (`#[global_allocator] static A: BigPages =
-/// BigPages;`): the system allocator, with every block from 512 KB up aligned and rounded to
-/// 2 MB and on huge pages. The big vectors of an open session (the tree's arrays, the entries)
-/// then cost a fault per 2 MB instead of one per 4 KB, without each naming an allocator.
+/// BigPages;`): the system allocator, except that every block from 512 KB up is a mapping of
+/// its own, aligned and rounded to 2 MB and on huge pages, and given back to the system when
+/// freed. The big vectors of an open session (the tree's arrays, the entries) then cost a
+/// fault per 2 MB instead of one per 4 KB, without each naming an allocator.
 ///
 /// The app and `pi-bench` install it: reopening the 200k-entry session from its snapshot took
-/// 4,750 page faults without it and 1,410 with it. The CLI does not: a whole-root `check`
-/// allocates and frees a read buffer per file, and rounding those up to huge pages (each
-/// zeroed whole by the kernel) made it use more memory and system time.
+/// 4,250 page faults without it and 1,410 with it. The CLI does not: a whole-root `check`
+/// allocates and frees a read buffer per file, and a fresh huge page for each (zeroed whole
+/// by the kernel) cost it system time.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct BigPages;
 
-// SAFETY: every block comes from `System` with `huge_layout(layout, BIG)` (at least as big and
-// as aligned as `layout`) and goes back to it with the same layout, which `huge_layout` derives
-// again from the layout the caller frees with.
+// SAFETY: a block from 512 KB up is a mapping of its own (`map`), unmapped (or resized) with
+// the length derived again from the layout the caller frees (or resizes) it with; smaller
+// blocks are `System`'s, with the caller's own layouts.
 unsafe impl GlobalAlloc for BigPages {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let real = huge_layout(layout, BIG);
-        // SAFETY: `real` is non-zero-sized when `layout` is (the caller's contract).
-        let p = unsafe { System.alloc(real) };
-        advise(p, real);
-        p
+        match mapped_len(layout, BIG) {
+            Some(len) => map(len),
+            // SAFETY: the caller's non-zero-sized layout.
+            None => unsafe { System.alloc(layout) },
+        }
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let real = huge_layout(layout, BIG);
-        // SAFETY: as in `alloc`.
-        let p = unsafe { System.alloc_zeroed(real) };
-        advise(p, real);
-        p
+        match mapped_len(layout, BIG) {
+            // A fresh mapping is zeroed.
+            Some(len) => map(len),
+            // SAFETY: as in `alloc`.
+            None => unsafe { System.alloc_zeroed(layout) },
+        }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: allocated by `alloc` with this same derived layout.
-        unsafe { System.dealloc(ptr, huge_layout(layout, BIG)) }
+        match mapped_len(layout, BIG) {
+            Some(len) => unmap(ptr, len),
+            // SAFETY: allocated by `System` with this layout.
+            None => unsafe { System.dealloc(ptr, layout) },
+        }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // SAFETY: the caller passes a valid new size for this alignment.
         let new_layout = unsafe { Layout::from_size_align_unchecked(new_size, layout.align()) };
-        let (old_real, new_real) = (huge_layout(layout, BIG), huge_layout(new_layout, BIG));
-        if old_real == layout && new_real == new_layout {
-            // Small before and after: the system allocator's own resize.
+        match (mapped_len(layout, BIG), mapped_len(new_layout, BIG)) {
             // SAFETY: allocated by `System` with `layout`.
-            return unsafe { System.realloc(ptr, layout, new_size) };
-        }
-        if old_real == new_real {
-            // The block already holds the new size (its rounding), and is freed with the same
-            // derived layout.
-            return ptr;
+            (None, None) => return unsafe { System.realloc(ptr, layout, new_size) },
+            (Some(a), Some(b)) if a == b || remap_in_place(ptr, a, b) => return ptr,
+            _ => {}
         }
         // SAFETY: a fresh block; the smaller of the two sizes is copied, then the old freed.
         unsafe {
@@ -277,7 +318,7 @@ mod tests {
         let big = super::BIG;
         // Sizes below, at and above the threshold, grown and shrunk across it: the bytes
         // written survive every move, big blocks are huge-page aligned.
-        for (from, to) in [(100, 200), (100, big + 5), (big + 5, 3 * big), (3 * big, big - 1), (big, big + 100), (5 << 20, 64)] {
+        for (from, to) in [(100, 200), (100, big + 5), (big + 5, 3 * big), (3 * big, big - 1), (big, big + 100), (5 << 20, 64), (big, 9 << 20), (9 << 20, big)] {
             let layout = Layout::from_size_align(from, 8).unwrap();
             // SAFETY: non-zero sizes; every block freed with the layout it has at that point.
             unsafe {
