@@ -20,7 +20,7 @@ use crate::Error;
 
 mod pages;
 mod snapshot;
-pub use pages::{BigPages, HugePages};
+pub use pages::HugePages;
 pub(crate) use pages::{huge_pages, FileBytes, HugeVec};
 pub use snapshot::{cache_dir, CacheUse, Encoded, SkeletonCache};
 

@@ -1,8 +1,5 @@
 //! pi-bench: our CLI and the real pi side by side on one corpus (see `bench/README.md`).
 
-#[global_allocator]
-static ALLOC: pi_session::session::BigPages = pi_session::session::BigPages;
-
 #[cfg(unix)]
 fn main() -> std::process::ExitCode {
     pi_session_bench::bench::main()

@@ -2,7 +2,7 @@
 //! new 4 KB page costs a fault (and, in a virtual machine, often a trip to the host), which
 //! can cost more than filling it. Opening a big session allocates tens of megabytes at once.
 
-use std::alloc::{alloc, dealloc, GlobalAlloc, Layout, System};
+use std::alloc::{alloc, dealloc, Layout};
 use std::ptr::NonNull;
 
 use allocator_api2::alloc::{AllocError, Allocator};
@@ -31,167 +31,53 @@ pub(crate) fn huge_pages<T>(v: &Vec<T>) {
     let _ = v;
 }
 
-/// An allocator whose allocations from 1 MB up are mappings of their own, aligned to, and
-/// rounded up to, whole 2 MB huge pages and hinted to be backed by them; smaller ones are the
-/// global allocator's. For the id map's table and the decoded snapshot's blocks of message
-/// metas.
+/// An allocator whose allocations from 1 MB up are aligned to, and rounded up to, whole 2 MB
+/// huge pages and hinted to be backed by them; smaller ones are the global allocator's. For the
+/// id map's table and the decoded snapshot's blocks of message metas.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct HugePages;
 
-/// The length of the mapping that holds a block of `layout` when blocks from `from` bytes up
-/// get one of their own (whole 2 MB huge pages); `None`: the block is the global (or system)
-/// allocator's. Derived again from the layout the block is freed with.
-fn mapped_len(layout: Layout, from: usize) -> Option<usize> {
-    if !cfg!(target_os = "linux") || layout.size() < from || layout.align() > HUGE {
-        return None;
+/// The layout `HugePages` really allocates for `layout` (the same for the same request, so a
+/// block is freed with the layout it was allocated with).
+fn huge_layout(layout: Layout) -> Layout {
+    if layout.size() < HUGE / 2 {
+        return layout;
     }
-    layout.size().checked_next_multiple_of(HUGE)
-}
-
-/// A fresh private mapping of `len` bytes (a multiple of 2 MB), aligned to 2 MB and hinted to
-/// be backed by huge pages; null when the system has no memory for it. Zeroed, as every fresh
-/// mapping is.
-#[cfg(target_os = "linux")]
-fn map(len: usize) -> *mut u8 {
-    let Some(total) = len.checked_add(HUGE) else { return std::ptr::null_mut() };
-    // SAFETY: a new anonymous mapping, checked for failure; then its unaligned head and its
-    // tail are unmapped, leaving `len` bytes from a 2 MB boundary, which we own.
-    unsafe {
-        let p = libc::mmap(std::ptr::null_mut(), total, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0);
-        if p == libc::MAP_FAILED {
-            return std::ptr::null_mut();
-        }
-        let start = p as usize;
-        let aligned = (start + HUGE - 1) & !(HUGE - 1);
-        let head = aligned - start;
-        if head > 0 {
-            libc::munmap(p, head);
-        }
-        libc::munmap((aligned + len) as *mut libc::c_void, HUGE - head);
-        libc::madvise(aligned as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
-        aligned as *mut u8
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn map(_len: usize) -> *mut u8 {
-    unreachable!("blocks get their own mapping on Linux only (mapped_len)")
-}
-
-/// Gives back a mapping made by [`map`].
-fn unmap(ptr: *mut u8, len: usize) {
-    #[cfg(target_os = "linux")]
-    // SAFETY: a whole mapping made by `map` with this length, unmapped once.
-    unsafe {
-        libc::munmap(ptr.cast(), len);
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = (ptr, len);
-}
-
-/// Resizes a mapping made by [`map`] where it is (shrinking always can; growing can when the
-/// addresses after it are free). False: nothing changed.
-fn remap_in_place(ptr: *mut u8, from: usize, to: usize) -> bool {
-    #[cfg(target_os = "linux")]
-    // SAFETY: a whole mapping made by `map`; without MREMAP_MAYMOVE it stays at `ptr`, and the
-    // grown part inherits its huge-page hint.
-    unsafe {
-        libc::mremap(ptr.cast(), from, to, 0) != libc::MAP_FAILED
-    }
-    #[cfg(not(target_os = "linux"))]
+    match layout
+        .size()
+        .checked_next_multiple_of(HUGE)
+        .map(|size| Layout::from_size_align(size, HUGE.max(layout.align())))
     {
-        let _ = (ptr, from, to);
-        false
+        Some(Ok(l)) => l,
+        _ => layout,
     }
 }
 
-// SAFETY: a block from 1 MB up is a mapping of its own (`map`), unmapped with the length
-// derived again from the layout it is freed with; smaller ones are the global allocator's,
-// freed with the same layout.
+// SAFETY: blocks come from the global allocator with `huge_layout(layout)`, which is at least
+// as big and as aligned as `layout`, and go back to it with the same layout.
 unsafe impl Allocator for HugePages {
     fn allocate(&self, layout: Layout) -> Result<NonNull<[u8]>, AllocError> {
-        let ptr = match mapped_len(layout, HUGE / 2) {
-            Some(len) => NonNull::new(map(len)).ok_or(AllocError)?,
+        let real = huge_layout(layout);
+        let ptr = if real.size() == 0 {
             // A zero-sized block: any aligned, non-null address.
-            None if layout.size() == 0 => NonNull::new(std::ptr::without_provenance_mut::<u8>(layout.align())).ok_or(AllocError)?,
-            // SAFETY: `layout` has a non-zero size.
-            None => NonNull::new(unsafe { alloc(layout) }).ok_or(AllocError)?,
+            NonNull::new(std::ptr::without_provenance_mut::<u8>(real.align())).ok_or(AllocError)?
+        } else {
+            // SAFETY: `real` has a non-zero size.
+            NonNull::new(unsafe { alloc(real) }).ok_or(AllocError)?
         };
+        #[cfg(target_os = "linux")]
+        if real.align() >= HUGE {
+            // SAFETY: the whole block, huge-page aligned; a hint about backing only.
+            unsafe { libc::madvise(ptr.as_ptr().cast(), real.size(), libc::MADV_HUGEPAGE) };
+        }
         Ok(NonNull::slice_from_raw_parts(ptr, layout.size()))
     }
 
     unsafe fn deallocate(&self, ptr: NonNull<u8>, layout: Layout) {
-        match mapped_len(layout, HUGE / 2) {
-            Some(len) => unmap(ptr.as_ptr(), len),
-            None if layout.size() == 0 => {}
-            // SAFETY: allocated by `allocate` with this same layout.
-            None => unsafe { dealloc(ptr.as_ptr(), layout) },
-        }
-    }
-}
-
-/// Blocks from this size up get a mapping of their own under [`BigPages`].
-const BIG: usize = HUGE / 4;
-
-/// Huge pages as the process's allocator (`#[global_allocator] static A: BigPages =
-/// BigPages;`): the system allocator, except that every block from 512 KB up is a mapping of
-/// its own, aligned and rounded to 2 MB and on huge pages, and given back to the system when
-/// freed. The big vectors of an open session (the tree's arrays, the entries) then cost a
-/// fault per 2 MB instead of one per 4 KB, without each naming an allocator.
-///
-/// The app and `pi-bench` install it: reopening the 200k-entry session from its snapshot took
-/// 4,250 page faults without it and 1,410 with it. The CLI does not: a whole-root `check`
-/// allocates and frees a read buffer per file, and a fresh huge page for each (zeroed whole
-/// by the kernel) cost it system time.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct BigPages;
-
-// SAFETY: a block from 512 KB up is a mapping of its own (`map`), unmapped (or resized) with
-// the length derived again from the layout the caller frees (or resizes) it with; smaller
-// blocks are `System`'s, with the caller's own layouts.
-unsafe impl GlobalAlloc for BigPages {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        match mapped_len(layout, BIG) {
-            Some(len) => map(len),
-            // SAFETY: the caller's non-zero-sized layout.
-            None => unsafe { System.alloc(layout) },
-        }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        match mapped_len(layout, BIG) {
-            // A fresh mapping is zeroed.
-            Some(len) => map(len),
-            // SAFETY: as in `alloc`.
-            None => unsafe { System.alloc_zeroed(layout) },
-        }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        match mapped_len(layout, BIG) {
-            Some(len) => unmap(ptr, len),
-            // SAFETY: allocated by `System` with this layout.
-            None => unsafe { System.dealloc(ptr, layout) },
-        }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: the caller passes a valid new size for this alignment.
-        let new_layout = unsafe { Layout::from_size_align_unchecked(new_size, layout.align()) };
-        match (mapped_len(layout, BIG), mapped_len(new_layout, BIG)) {
-            // SAFETY: allocated by `System` with `layout`.
-            (None, None) => return unsafe { System.realloc(ptr, layout, new_size) },
-            (Some(a), Some(b)) if a == b || remap_in_place(ptr, a, b) => return ptr,
-            _ => {}
-        }
-        // SAFETY: a fresh block; the smaller of the two sizes is copied, then the old freed.
-        unsafe {
-            let new = self.alloc(new_layout);
-            if !new.is_null() {
-                std::ptr::copy_nonoverlapping(ptr, new, layout.size().min(new_size));
-                self.dealloc(ptr, layout);
-            }
-            new
+        let real = huge_layout(layout);
+        if real.size() != 0 {
+            // SAFETY: allocated by `allocate` with this same `real` layout.
+            unsafe { dealloc(ptr.as_ptr(), real) };
         }
     }
 }
@@ -309,38 +195,6 @@ mod tests {
         );
         let small: HugeVec<u64> = HugeVec::with_capacity_in(100, HugePages);
         assert_eq!(small.as_ptr() as usize % 8, 0);
-    }
-
-    #[test]
-    fn big_pages_allocates_reallocates_and_frees_across_the_threshold() {
-        use std::alloc::{GlobalAlloc, Layout};
-        let a = super::BigPages;
-        let big = super::BIG;
-        // Sizes below, at and above the threshold, grown and shrunk across it: the bytes
-        // written survive every move, big blocks are huge-page aligned.
-        for (from, to) in [(100, 200), (100, big + 5), (big + 5, 3 * big), (3 * big, big - 1), (big, big + 100), (5 << 20, 64), (big, 9 << 20), (9 << 20, big)] {
-            let layout = Layout::from_size_align(from, 8).unwrap();
-            // SAFETY: non-zero sizes; every block freed with the layout it has at that point.
-            unsafe {
-                let p = a.alloc(layout);
-                assert!(!p.is_null());
-                if from >= big {
-                    assert_eq!(p as usize % (2 << 20), 0, "{from} bytes on a huge-page boundary");
-                }
-                for k in 0..from {
-                    *p.add(k) = (k % 251) as u8;
-                }
-                let q = a.realloc(p, layout, to);
-                assert!(!q.is_null());
-                for k in 0..from.min(to) {
-                    assert_eq!(*q.add(k), (k % 251) as u8, "byte {k} after {from} -> {to}");
-                }
-                a.dealloc(q, Layout::from_size_align(to, 8).unwrap());
-                let z = a.alloc_zeroed(Layout::from_size_align(to, 16).unwrap());
-                assert!((0..to).all(|k| *z.add(k) == 0));
-                a.dealloc(z, Layout::from_size_align(to, 16).unwrap());
-            }
-        }
     }
 
     #[test]
