@@ -179,12 +179,12 @@ fn decode_entries(table: &[u8], body: &[u8]) -> Option<Vec<Entry>> {
     (!bad.load(Ordering::Relaxed)).then_some(out)
 }
 
-/// The hash the id map places an id by.
 /// The little-endian u32s of `b` (whose length is a multiple of 4).
 fn le_u32s(b: &[u8]) -> impl Iterator<Item = u32> + '_ {
     b.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
 }
 
+/// The hash the id map places an id by.
 fn slot_hash(id: &str) -> u64 {
     use std::hash::BuildHasher;
     let ids: &super::super::IdMap = &Default::default();
