@@ -18,14 +18,14 @@ use crate::skeleton::ScanError;
 use crate::lines::{BatchReader, OwnedBatch, RawLine};
 use crate::Error;
 
+mod ids;
 mod pages;
 mod snapshot;
+pub use ids::IdMap;
 pub use pages::HugePages;
 pub(crate) use pages::{huge_pages, FileBytes, HugeVec};
 pub use snapshot::{cache_dir, CacheUse, Encoded, SkeletonCache};
 
-/// id → entry index, with a fast non-cryptographic hash (ids come from one file).
-pub type IdMap = hashbrown::HashMap<Id, u32, std::hash::BuildHasherDefault<rustc_hash::FxHasher>, HugePages>;
 
 /// Bytes read per batch of lines.
 const BATCH: usize = 4 * 1024 * 1024;
@@ -279,7 +279,7 @@ impl SessionIndex {
             if self.by_id.get(&id).is_some_and(|&i| i as usize >= keep) {
                 // The dropped line had shadowed an earlier one with the same id, or was the only one.
                 match self.entries.iter().rposition(|x| x.id.as_ref() == Some(&id)) {
-                    Some(p) => self.by_id.insert(id, p as u32),
+                    Some(p) => self.by_id.insert(&id, p as u32),
                     None => self.by_id.remove(&id),
                 };
             }
@@ -531,7 +531,7 @@ impl SessionIndex {
                 self.entry_diagnostics(&e, out);
                 let idx = self.entries.len() as u32;
                 if let Some(id) = &e.id {
-                    if let Some(prev) = self.by_id.insert(id.clone(), idx) {
+                    if let Some(prev) = self.by_id.insert(id, idx) {
                         let prev_line = self.entries[prev as usize].line;
                         self.push_diag(
                             out,
@@ -656,7 +656,7 @@ impl SessionIndex {
                     }
                 }
             }
-            self.by_id = self.entries.iter().enumerate().filter_map(|(i, e)| e.id.clone().map(|id| (id, i as u32))).collect();
+            self.by_id = self.entries.iter().enumerate().filter_map(|(i, e)| e.id.as_deref().map(|id| (id, i as u32))).collect();
             self.diagnostics.retain(|d| d.kind != DiagKind::DuplicateId && d.kind != DiagKind::MissingId);
         }
         for e in self.entries.iter_mut() {

@@ -413,7 +413,7 @@ fn leaf_of(ix: &SessionIndex, parent: &[u32], diags: &mut Vec<Diagnostic>) -> Le
     };
     match &e.detail {
         Detail::Leaf { target: None, target_valid: true } => Leaf::Null,
-        Detail::Leaf { target: Some(t), .. } if ix.by_id.contains_key(t) => Leaf::Entry(ix.by_id[t]),
+        Detail::Leaf { target: Some(t), .. } if ix.by_id.contains_key(t) => Leaf::Entry(ix.by_id[t.as_str()]),
         Detail::Leaf { target, .. } => {
             let what = match target {
                 Some(t) => format!("leaf target {t} is not in the file"),

@@ -35,7 +35,7 @@ fn observable(s: &Session) -> String {
 
 /// What a reader can observe of an index.
 fn index_view(ix: &SessionIndex) -> String {
-    let mut ids: Vec<_> = ix.by_id.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+    let mut ids: Vec<_> = ix.by_id.iter().map(|(k, v)| (k.to_string(), v)).collect();
     ids.sort();
     let mut d: Vec<_> = ix.diagnostics.iter().map(|d| format!("{d:?}")).collect();
     d.sort();

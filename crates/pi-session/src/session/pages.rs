@@ -218,7 +218,7 @@ mod tests {
         let mut m: crate::session::IdMap = Default::default();
         m.reserve(100_000);
         for i in 0..100_000u32 {
-            m.insert(format!("{i:08x}").into(), i);
+            m.insert(&format!("{i:08x}"), i);
         }
         assert_eq!(m.get("0000ffff"), Some(&0xffff));
         assert_eq!(m.len(), 100_000);

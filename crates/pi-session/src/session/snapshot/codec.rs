@@ -9,9 +9,9 @@ use compact_str::CompactString;
 
 use super::super::{Checkpoint, ScanState, SessionIndex, TailCandidate};
 use crate::diag::{DiagKind, Diagnostic, Severity};
-use crate::entry::{Detail, Entry, Kind, MessageMeta, MetaRef, Parent, Replacement, Role, Usage};
+use crate::entry::{Detail, Entry, Id, Kind, MessageMeta, MetaRef, Parent, Replacement, Role, Usage};
 use crate::header::{FileStamp, Header};
-use crate::session::{HugePages, HugeVec};
+use crate::session::{HugePages, HugeVec, IdMap};
 use crate::tree::{Children, LabelInfo, Leaf, Tree, NONE};
 use crate::Session;
 
@@ -42,14 +42,14 @@ pub(super) fn encode(w: &mut Vec<u8>, ix: &SessionIndex, probe: (u64, u64)) {
     }
     // The id map, ids written out in the order of the slots the decoder's table puts them in:
     // its inserts then walk the table front to back instead of touching it at random.
-    let mask = buckets_for(ix.by_id.len()) - 1;
-    let mut ids: Vec<(u64, &str, u32)> = ix.by_id.iter().map(|(k, &v)| (slot_hash(k), k.as_str(), v)).collect();
-    ids.sort_unstable_by_key(|x| (x.0 & mask, x.2));
+    let buckets = buckets_for(ix.by_id.len());
+    let mut ids: Vec<(u64, Id, u32)> = ix.by_id.iter().map(|(k, v)| (IdMap::slot_of(&k, buckets).unwrap_or(u64::MAX), k, v)).collect();
+    ids.sort_unstable_by_key(|x| (x.0, x.2));
     let at = w.0.len();
     w.u64(0);
     w.u32(ids.len() as u32);
     for (_, id, i) in ids {
-        w.str(id);
+        w.str(&id);
         w.u32(i);
     }
     let len = (w.0.len() - at - 8) as u64;
@@ -112,10 +112,10 @@ pub(super) fn decode(b: &[u8], path: &Path, key: &str) -> Option<(Session, (u64,
 }
 
 /// The id map of `n` entries from its section: ids in the order of the slots they fill.
-fn by_id(b: &[u8], n: usize) -> Option<super::super::IdMap> {
+fn by_id(b: &[u8], n: usize) -> Option<IdMap> {
     let mut r = Reader { b, at: 0 };
     let k = r.count(8)?;
-    let mut map = super::super::IdMap::default();
+    let mut map = IdMap::default();
     map.reserve(k);
     for _ in 0..k {
         let id = r.str()?;
@@ -125,7 +125,7 @@ fn by_id(b: &[u8], n: usize) -> Option<super::super::IdMap> {
         if i as usize >= n {
             return None;
         }
-        map.insert(CompactString::from(id), i);
+        map.insert(id, i);
     }
     (r.at == b.len()).then_some(map)
 }
@@ -182,13 +182,6 @@ fn decode_entries(table: &[u8], body: &[u8]) -> Option<Vec<Entry>> {
 /// The little-endian u32s of `b` (whose length is a multiple of 4).
 fn le_u32s(b: &[u8]) -> impl Iterator<Item = u32> + '_ {
     b.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-}
-
-/// The hash the id map places an id by.
-fn slot_hash(id: &str) -> u64 {
-    use std::hash::BuildHasher;
-    let ids: &super::super::IdMap = &Default::default();
-    ids.hasher().hash_one(id)
 }
 
 /// Buckets of a table reserved for `n` ids (the table holds 7/8 of its buckets).
