@@ -26,7 +26,6 @@ pub use pages::HugePages;
 pub(crate) use pages::{huge_pages, FileBytes, HugeVec};
 pub use snapshot::{cache_dir, CacheUse, Encoded, SkeletonCache};
 
-
 /// Bytes read per batch of lines.
 const BATCH: usize = 4 * 1024 * 1024;
 /// Batches at least this big are parsed in parallel.

@@ -111,9 +111,9 @@ impl IdMap {
         self.iter().map(|(k, _)| k)
     }
 
-    /// Where the short table would look for `id` first, for a table reserved for `n` ids of
-    /// pi's length (the snapshot writes ids in this order, so that decoding fills the table
-    /// front to back). `None` for an id of another length.
+    /// The bucket where a short table of `buckets` buckets (a power of two) looks for `id`
+    /// first. The snapshot writes its ids in this order, so that decoding fills the table
+    /// front to back. `None` for an id of another length.
     pub(crate) fn slot_of(id: &str, buckets: u64) -> Option<u64> {
         use std::hash::BuildHasher;
         let k = pack(id)?;
