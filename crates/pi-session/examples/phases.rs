@@ -3,7 +3,7 @@
 //! the one before, so the differences are the stages' costs.
 //!
 //! `cargo run --release -p pi-session --example phases -- ROOT [FILES]` (the first FILES
-//! `.jsonl` files under ROOT in path order, 2,000 by default). `ONLY=prefix` runs the rows whose
+//! session files of ROOT, found as the listing finds them, in path order; 2,000 by default). `ONLY=prefix` runs the rows whose
 //! name starts with it; `REPEAT=n` times each row n times (3 by default) and keeps the best.
 //! A few dozen files stay in the CPU's caches; thousands measure memory bandwidth as well.
 use std::path::{Path, PathBuf};
@@ -19,8 +19,7 @@ fn main() {
     let only = std::env::var("ONLY").ok();
     let repeat: usize = std::env::var("REPEAT").ok().and_then(|r| r.parse().ok()).unwrap_or(3).max(1);
 
-    let mut paths = jsonl_under(Path::new(&root));
-    paths.sort();
+    let mut paths: Vec<PathBuf> = pi_session::scan::scan(Path::new(&root)).files.into_iter().map(|f| f.path).collect();
     paths.truncate(limit);
     let files: Vec<(PathBuf, Vec<u8>)> = paths.into_iter().filter_map(|p| std::fs::read(&p).ok().map(|b| (p, b))).collect();
     let bytes: usize = files.iter().map(|f| f.1.len()).sum();
@@ -60,18 +59,4 @@ fn main() {
             })
             .sum()
     });
-}
-
-fn jsonl_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let Ok(rd) = std::fs::read_dir(dir) else { return out };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(jsonl_under(&p));
-        } else if p.extension().is_some_and(|x| x == "jsonl") {
-            out.push(p);
-        }
-    }
-    out
 }

@@ -111,14 +111,22 @@ impl IdMap {
         self.iter().map(|(k, _)| k)
     }
 
-    /// The bucket where a short table of `buckets` buckets (a power of two) looks for `id`
-    /// first. The snapshot writes its ids in this order, so that decoding fills the table
-    /// front to back. `None` for an id of another length.
-    pub(crate) fn slot_of(id: &str, buckets: u64) -> Option<u64> {
+    /// The bucket where the short table of a map reserved for `n` ids looks for `id` first.
+    /// The snapshot writes its ids in this order, so that decoding fills the table front to
+    /// back. `None` for an id of another length.
+    pub(crate) fn slot_of(id: &str, n: usize) -> Option<u64> {
         use std::hash::BuildHasher;
         let k = pack(id)?;
-        Some(BuildHasherDefault::<PackedHasher>::default().hash_one(k) & (buckets - 1))
+        Some(BuildHasherDefault::<PackedHasher>::default().hash_one(k) & (buckets_for(n) - 1))
     }
+}
+
+/// Buckets of a table reserved for `n` ids (the table holds 7/8 of its buckets).
+fn buckets_for(n: usize) -> u64 {
+    if n < 8 {
+        return 8;
+    }
+    ((n as u64 * 8).div_ceil(7)).next_power_of_two()
 }
 
 impl std::ops::Index<&str> for IdMap {

@@ -42,8 +42,8 @@ pub(super) fn encode(w: &mut Vec<u8>, ix: &SessionIndex, probe: (u64, u64)) {
     }
     // The id map, ids written out in the order of the slots the decoder's table puts them in:
     // its inserts then walk the table front to back instead of touching it at random.
-    let buckets = buckets_for(ix.by_id.len());
-    let mut ids: Vec<(u64, Id, u32)> = ix.by_id.iter().map(|(k, v)| (IdMap::slot_of(&k, buckets).unwrap_or(u64::MAX), k, v)).collect();
+    let n = ix.by_id.len();
+    let mut ids: Vec<(u64, Id, u32)> = ix.by_id.iter().map(|(k, v)| (IdMap::slot_of(&k, n).unwrap_or(u64::MAX), k, v)).collect();
     ids.sort_unstable_by_key(|x| (x.0, x.2));
     let at = w.0.len();
     w.u64(0);
@@ -182,14 +182,6 @@ fn decode_entries(table: &[u8], body: &[u8]) -> Option<Vec<Entry>> {
 /// The little-endian u32s of `b` (whose length is a multiple of 4).
 fn le_u32s(b: &[u8]) -> impl Iterator<Item = u32> + '_ {
     b.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-}
-
-/// Buckets of a table reserved for `n` ids (the table holds 7/8 of its buckets).
-fn buckets_for(n: usize) -> u64 {
-    if n < 8 {
-        return 8;
-    }
-    ((n as u64 * 8).div_ceil(7)).next_power_of_two()
 }
 
 pub(super) struct Writer<'a>(pub(super) &'a mut Vec<u8>);
