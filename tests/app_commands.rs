@@ -41,9 +41,23 @@ fn app(root: &Path) -> App {
     app_with(root, false)
 }
 
+/// The app's data folder (remembered roots, marks) of this test process: set once, before any
+/// app is built, so no test reads or writes the user's data folder and no test switches the
+/// folder under another running on a parallel thread.
+fn private_data() -> PathBuf {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    let data = Path::new(env!("CARGO_TARGET_TMPDIR")).join("app-data");
+    ONCE.call_once(|| {
+        let _ = std::fs::remove_dir_all(&data);
+        std::env::set_var("PI_EXPLORER_DATA_DIR", &data);
+    });
+    data
+}
+
 fn app_with(root: &Path, read_only: bool) -> App {
-    // Keep the listing cache away from the user's cache folder.
+    // Keep the listing cache and the app's data away from the user's folders.
     common::private_cache();
+    private_data();
     let explorer = Arc::new(Explorer::new(root.to_path_buf(), "flag", read_only));
     // The real context: the capabilities of src-tauri/capabilities decide what IPC may call.
     let app = pi_session_explorer::with_commands(mock_builder(), explorer).build(pi_session_explorer::context()).unwrap();
@@ -179,9 +193,7 @@ fn slim_fork_prune_and_compare_through_ipc() {
 #[test]
 fn roots_added_through_ipc_are_listed_remembered_and_can_be_read_only() {
     let (dir, file) = fixture_root();
-    let data = Path::new(env!("CARGO_TARGET_TMPDIR")).join("app-data-roots");
-    let _ = std::fs::remove_dir_all(&data);
-    std::env::set_var("PI_EXPLORER_DATA_DIR", &data);
+    let data = private_data();
     let other = tempfile::tempdir().unwrap();
     let folder = other.path().join("--home-demo-project--");
     std::fs::create_dir_all(&folder).unwrap();

@@ -13,7 +13,7 @@ use pi_session_serve::{Config, Server};
 #[test]
 fn an_append_reaches_the_event_stream_and_stop_does_not_hang() {
     let tmp = tempfile::tempdir().unwrap();
-    std::env::set_var("PI_SESSION_CACHE_DIR", tmp.path().join("cache"));
+    private_cache();
     let root = tmp.path().join("sessions");
     copy_tree(&repo_root().join("demo/sessions"), &root);
     let mut cfg = Config::new(root.clone());

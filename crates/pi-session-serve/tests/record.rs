@@ -129,7 +129,7 @@ fn record(name: &str, calls: &[Value], tmp: &Path) -> Value {
 #[test]
 fn recordings_are_up_to_date() {
     let tmp = tempfile::tempdir().unwrap();
-    std::env::set_var("PI_SESSION_CACHE_DIR", tmp.path().join("cache"));
+    private_cache();
     let dir = recorded_dir();
     let requests: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("requests.json")).unwrap()).unwrap();
     let scenarios = requests["scenarios"].as_object().expect("requests.json: {\"scenarios\": {name: [calls]}}");

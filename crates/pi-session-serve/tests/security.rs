@@ -17,8 +17,8 @@ struct Fixture {
 
 fn fixture() -> Fixture {
     let tmp = tempfile::tempdir().unwrap();
-    // The list cache goes to the temp folder, not the user's cache.
-    std::env::set_var("PI_SESSION_CACHE_DIR", tmp.path().join("cache"));
+    // The list cache and search indexes go to the test process's folder, not the user's cache.
+    private_cache();
     let root = tmp.path().join("sessions");
     copy_tree(&repo_root().join("demo/sessions"), &root);
     let outside = tmp.path().join("outside");
@@ -42,7 +42,9 @@ fn start(root: &std::path::Path, allow_writes: bool, read_only: bool) -> Server 
 }
 
 fn files_only(dir: &std::path::Path) -> std::collections::BTreeMap<std::path::PathBuf, Vec<u8>> {
-    snapshot(dir).into_iter().filter(|(p, _)| !p.starts_with(dir.join("cache"))).collect()
+    // The cache lives outside the fixture (`private_cache`): every file here is a session or
+    // a file beside the root.
+    snapshot(dir)
 }
 
 #[test]

@@ -11,6 +11,21 @@ pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
 }
 
+/// Points the listing cache and the search indexes (`PI_SESSION_CACHE_DIR`) of this test
+/// process at one folder of its own under the build's temporary folder (`target/tmp`), emptied
+/// when the process starts. It is set once per process: tests run on parallel threads, and a
+/// folder per test would be switched under a running test and deleted with another's tempdir.
+pub fn private_cache() -> PathBuf {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cache-{}", env!("CARGO_CRATE_NAME")));
+    ONCE.call_once(|| {
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::env::set_var("PI_SESSION_CACHE_DIR", &dir);
+    });
+    dir
+}
+
 pub fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for e in std::fs::read_dir(from).unwrap() {
