@@ -40,8 +40,10 @@ struct Pre {
 
 /// Parses a line's text (as trimmed by the in-order pass).
 fn pre_text(n: u32, offset: u64, len: u32, text: &str) -> Pre {
+    // The fields are scanned in place (they are over 500 bytes: no copy of them per line).
+    let mut f = crate::json::LineFields::default();
     let mut surrogate = true;
-    let parsed = parse_line(text).map(|f| {
+    let parsed = crate::skeleton::scan_line_into(text, &mut f).map(|()| {
         surrogate = f.surrogate_escape;
         f.is_object.then(|| classify(&f, n, offset, len))
     });
