@@ -429,6 +429,19 @@ pub enum Parsed {
 
 /// Builds the skeleton of one parsed object line.
 pub fn classify(f: &LineFields<'_>, line: u32, offset: u64, len: u32) -> Parsed {
+    let mut meta = None;
+    let mut parsed = classify_with(f, line, offset, len, |m| meta = Some(m));
+    if let (Parsed::Entry(Entry { detail: Detail::Message { meta: slot, .. }, .. }), Some(m)) = (&mut parsed, meta) {
+        *slot = Some(MetaRef::from(m));
+    }
+    parsed
+}
+
+/// [`classify`], with a message's [`MessageMeta`] handed to `meta` (built in place where
+/// `meta` pushes it) instead of boxed in its entry, whose `meta` stays `None`: the index keeps
+/// the metas of many messages in one block, one allocation instead of one per message.
+#[inline]
+pub(crate) fn classify_with(f: &LineFields<'_>, line: u32, offset: u64, len: u32, meta: impl FnOnce(MessageMeta)) -> Parsed {
     let ty = f.r#type.map(Loose::from_raw);
     let ty_str = ty.as_ref().and_then(|t| t.as_str()).unwrap_or("");
     if ty_str == "session" {
@@ -450,7 +463,7 @@ pub fn classify(f: &LineFields<'_>, line: u32, offset: u64, len: u32) -> Parsed 
     };
     let ts = f.timestamp.map(|r| js_date_ms(&Loose::from_raw(r))).unwrap_or(f64::NAN);
     let detail = match kind {
-        Kind::Message => message_detail(f.message.as_ref()),
+        Kind::Message => message_detail(f.message.as_ref(), meta),
         Kind::ThinkingLevelChange => Detail::ThinkingLevel(cs(f.thinking_level)),
         Kind::ModelChange => Detail::ModelChange { provider: cs(f.provider), model_id: cs(f.model_id) },
         Kind::Compaction => Detail::Compaction {
@@ -506,21 +519,23 @@ pub fn classify(f: &LineFields<'_>, line: u32, offset: u64, len: u32) -> Parsed 
     Parsed::Entry(Entry { line, offset, len, kind, id, parent, ts, detail })
 }
 
-fn message_detail(m: Option<&MessageFields<'_>>) -> Detail {
+/// A message's detail (its `meta` left `None`); its meta, when it has any of those fields,
+/// goes to `meta`.
+#[inline]
+fn message_detail(m: Option<&MessageFields<'_>>, meta: impl FnOnce(MessageMeta)) -> Detail {
     let Some(m) = m else {
         return Detail::Message { role: Role::None, msg_ts: None, meta: None };
     };
     let role = Role::from_loose(m.role.map(Loose::from_raw));
-    let has_meta = m.provider.is_some() || m.model.is_some() || m.stop_reason.is_some() || m.usage.is_some() || m.tool_name.is_some() || m.is_error.is_some();
-    let meta = has_meta.then(|| {
-        MetaRef::from(MessageMeta {
+    if m.provider.is_some() || m.model.is_some() || m.stop_reason.is_some() || m.usage.is_some() || m.tool_name.is_some() || m.is_error.is_some() {
+        meta(MessageMeta {
             provider: cs(m.provider),
             model: cs(m.model),
             stop_reason: cs(m.stop_reason),
             usage: m.usage.and_then(usage_of),
             tool_name: cs(m.tool_name),
             is_error: m.is_error == Some("true"),
-        })
-    });
-    Detail::Message { msg_ts: num(m.timestamp), meta, role }
+        });
+    }
+    Detail::Message { msg_ts: num(m.timestamp), meta: None, role }
 }

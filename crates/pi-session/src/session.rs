@@ -11,7 +11,7 @@ use std::io::{self, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use crate::diag::{DiagKind, Diagnostic};
-use crate::entry::{classify, Detail, Entry, Id, Kind, Parent, Parsed, Role};
+use crate::entry::{classify, classify_with, Detail, Entry, Id, Kind, MessageMeta, Parent, Parsed, Role};
 use crate::json::{self, is_js_space, parse_line};
 pub use crate::header::{FileStamp, Header, ReadOnlyReason};
 use crate::skeleton::ScanError;
@@ -19,9 +19,11 @@ use crate::lines::{BatchReader, OwnedBatch, RawLine};
 use crate::Error;
 
 mod ids;
+mod metas;
 mod pages;
 mod snapshot;
 pub use ids::IdMap;
+use metas::Metas;
 pub use pages::HugePages;
 pub(crate) use pages::{huge_pages, FileBytes, HugeVec};
 pub use snapshot::{cache_dir, CacheUse, Encoded, SkeletonCache};
@@ -38,18 +40,24 @@ struct Pre {
     lone_surrogate: bool,
 }
 
-/// Parses a line's text (as trimmed by the in-order pass).
-fn pre_text(n: u32, offset: u64, len: u32, text: &str) -> Pre {
+/// Parses a line's text (as trimmed by the in-order pass): its skeleton, and whether it holds
+/// a lone surrogate escape. A message's meta goes to `meta`, or without one into a box in the
+/// entry.
+#[inline]
+fn parse_text(n: u32, offset: u64, len: u32, text: &str, meta: Option<impl FnOnce(MessageMeta)>) -> (Result<Option<Parsed>, ScanError>, bool) {
     // The fields are scanned in place (they are over 500 bytes: no copy of them per line).
     let mut f = crate::json::LineFields::default();
     let mut surrogate = true;
     let parsed = crate::skeleton::scan_line_into(text, &mut f).map(|()| {
         surrogate = f.surrogate_escape;
-        f.is_object.then(|| classify(&f, n, offset, len))
+        f.is_object.then(|| match meta {
+            Some(meta) => classify_with(&f, n, offset, len, meta),
+            None => classify(&f, n, offset, len),
+        })
     });
     // The scanner saw every escape of a line that parses: without a surrogate escape there is
     // no lone one (the exact test runs only on the rare lines with one).
-    Pre { parsed, lone_surrogate: surrogate && json::has_lone_surrogate(text) }
+    (parsed, surrogate && json::has_lone_surrogate(text))
 }
 
 /// Where reading stands while batches are applied.
@@ -75,7 +83,9 @@ fn pre_parse(line: &RawLine<'_>) -> Option<Pre> {
         return None;
     }
     let text = simdutf8::basic::from_utf8(line.bytes).ok()?;
-    Some(pre_text(line.number, line.offset, line.bytes.len() as u32, text))
+    // Parsed on another thread: a message keeps its meta in a box of its own.
+    let (parsed, lone_surrogate) = parse_text(line.number, line.offset, line.bytes.len() as u32, text, None::<fn(MessageMeta)>);
+    Some(Pre { parsed, lone_surrogate })
 }
 
 /// Lines above this size are flagged (they are still read).
@@ -116,6 +126,8 @@ pub struct SessionIndex {
     scan: ScanState,
     /// How many entries only pi 1.x writes ([`Entry::is_pi1_only`]): the file's dialect.
     pub(crate) pi1_only: u32,
+    /// The metas of the messages indexed since the last block was closed.
+    metas: Metas,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -168,6 +180,7 @@ impl SessionIndex {
         ix.entries.reserve(guess);
         ix.ordinals.reserve(guess);
         ix.by_id.reserve(guess);
+        ix.metas.reserve(guess);
         let f = File::open(&ix.path).map_err(|e| Error::io(&ix.path, e))?;
         // Read once, front to back: a larger readahead when the pages are not cached.
         #[cfg(target_os = "linux")]
@@ -205,6 +218,7 @@ impl SessionIndex {
             committed: Checkpoint::default(),
             scan: ScanState { next_line: 1, ..Default::default() },
             pi1_only: 0,
+            metas: Metas::default(),
         }
     }
 
@@ -271,6 +285,7 @@ impl SessionIndex {
     }
 
     fn rollback_to_committed(&mut self) {
+        self.metas.close(&mut self.entries);
         let keep = self.committed.entries;
         let dropped: Vec<Entry> = self.entries.drain(keep..).collect();
         self.ordinals.truncate(keep);
@@ -292,7 +307,15 @@ impl SessionIndex {
         self.read_len = self.committed_len;
     }
 
+    /// Reads from `r` (at `offset` of the file) to its end, then closes the block of metas, so
+    /// every message read holds its meta even when the read failed part way.
     fn read_from<R: io::Read>(&mut self, r: R, offset: u64) -> io::Result<()> {
+        let read = self.read_batches(r, offset);
+        self.metas.close(&mut self.entries);
+        read
+    }
+
+    fn read_batches<R: io::Read>(&mut self, r: R, offset: u64) -> io::Result<()> {
         let first_line = self.scan.next_line.max(1);
         let expected = self.stamp.len.checked_sub(offset).filter(|&n| n > 0);
         let target = expected.map(|n| (n as usize).saturating_add(1).clamp(4096, BATCH)).unwrap_or(BATCH);
@@ -367,6 +390,7 @@ impl SessionIndex {
         }
     }
 
+    /// Indexes one line; `pre` is what parsing it ahead gave, if it was.
     fn take_line(&mut self, line: RawLine<'_>, pre: Option<Pre>, out: &mut Vec<Diagnostic>) {
         let n = line.number;
         let mut bytes = line.bytes;
@@ -464,12 +488,37 @@ impl SessionIndex {
 
     /// Parses one line's text (already trimmed as pi would) and indexes it. `Err` when the
     /// text is not JSON: nothing was recorded then.
-    fn take_text(&mut self, n: u32, offset: u64, len: u32, text: &str, pre: Option<Pre>, out: &mut Vec<Diagnostic>) -> Result<(), ScanError> {
-        let pre = match pre {
-            Some(p) => p,
-            None => pre_text(n, offset, len, text),
+    fn take_text(
+        &mut self,
+        n: u32,
+        offset: u64,
+        len: u32,
+        text: &str,
+        pre: Option<Pre>,
+        out: &mut Vec<Diagnostic>,
+    ) -> Result<(), ScanError> {
+        let (parsed, lone, in_block) = match pre {
+            Some(p) => (p.parsed, p.lone_surrogate, false),
+            None => {
+                // Parsed here, in file order: a message's meta is built straight into the block.
+                let (metas, entries) = (&mut self.metas, &mut self.entries);
+                let slot = metas.room(entries);
+                let mut built = false;
+                let (parsed, lone) = parse_text(
+                    n,
+                    offset,
+                    len,
+                    text,
+                    Some(|m| {
+                        slot.push(m);
+                        built = true;
+                    }),
+                );
+                (parsed, lone, built)
+            }
         };
-        let (parsed, lone) = (pre.parsed?, pre.lone_surrogate);
+        // (Only a message entry has a meta, and every entry is kept below.)
+        let parsed = parsed?;
         if lone {
             self.push_diag(out, Diagnostic::new(Some(n), DiagKind::LoneSurrogate, "a string holds a lone surrogate escape"));
         }
@@ -547,6 +596,9 @@ impl SessionIndex {
                 self.pi1_only += e.is_pi1_only() as u32;
                 self.entries.push(e);
                 self.ordinals.push(ordinal);
+                if in_block {
+                    self.metas.owned_by(idx);
+                }
             }
         }
         Ok(())
@@ -591,6 +643,7 @@ impl SessionIndex {
                 out.push(Diagnostic::new(Some(c.number), DiagKind::MalformedLine, format!("not valid JSON ({e}); skipped")));
             }
             self.diagnostics.append(&mut out);
+            self.metas.close(&mut self.entries);
         }
         // Drop file-level findings from an earlier pass (they are recomputed).
         self.diagnostics.retain(|d| d.line.is_some() || !matches!(d.kind, DiagKind::EmptyFile | DiagKind::HeaderOnly | DiagKind::OldVersion | DiagKind::FutureVersion | DiagKind::NotASession));
