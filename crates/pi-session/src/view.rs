@@ -105,14 +105,14 @@ impl Serialize for Entries<'_> {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ContextJson {
+pub struct ContextJson<'a> {
     pub leaf_id: Option<String>,
     pub model: Option<ModelRef>,
     pub thinking_level: Option<String>,
     pub messages: Vec<Box<RawValue>>,
-    /// Ids are short: held inline, with no allocation each (a big session hides 100,000s).
-    pub entry_ids: Vec<crate::Id>,
-    pub hidden_entry_ids: Vec<crate::Id>,
+    /// Ids borrowed from the session: no copy of each (a big session hides 100,000s).
+    pub entry_ids: Vec<&'a str>,
+    pub hidden_entry_ids: Vec<&'a str>,
     /// The last compaction on the path, if any.
     pub compaction_id: Option<String>,
     /// pi 1.x: entries a `context_edit` replaces or drops (`{id, editId, dropped}`).
@@ -128,8 +128,8 @@ pub struct EditRef {
     pub dropped: bool,
 }
 
-impl ContextJson {
-    pub fn of(s: &Session, leaf: Leaf) -> Result<ContextJson, Error> {
+impl<'a> ContextJson<'a> {
+    pub fn of(s: &'a Session, leaf: Leaf) -> Result<ContextJson<'a>, Error> {
         let plan = s.context(leaf);
         let messages = plan.materialize(&s.index)?;
         Ok(ContextJson {
@@ -140,8 +140,8 @@ impl ContextJson {
             model: plan.model.clone(),
             thinking_level: plan.thinking_level.clone(),
             messages,
-            entry_ids: plan.items.iter().map(|it| crate::Id::from(s.id_of(it.entry))).collect(),
-            hidden_entry_ids: plan.hidden.iter().map(|&i| crate::Id::from(s.id_of(i))).collect(),
+            entry_ids: plan.items.iter().map(|it| s.id_of(it.entry)).collect(),
+            hidden_entry_ids: plan.hidden.iter().map(|&i| s.id_of(i)).collect(),
             compaction_id: plan.compaction.map(|i| s.id_of(i).to_string()),
             edited: plan.edits.iter().map(|r| EditRef { id: s.id_of(r.target).to_string(), edit_id: s.id_of(r.edit).to_string(), dropped: r.dropped }).collect(),
         })

@@ -98,7 +98,8 @@ fn undo_of_navigate_and_label_are_new_appends_and_restore_the_state() {
     let (_tmp, root, path) = setup();
     let ex = writer(&root);
     let leaf0 = ex.tree_page(&query(&path), 0, 1).unwrap().meta.leaf_id.expect("a leaf");
-    let context0 = pi_session::view::ContextJson::of(&pi_session::Session::open(Path::new(&path)).unwrap(), leaf_of(&path)).unwrap();
+    let s0 = pi_session::Session::open(Path::new(&path)).unwrap();
+    let context0 = pi_session::view::ContextJson::of(&s0, leaf_of(&path)).unwrap();
     let bytes0 = fs::read(&path).unwrap();
     // Navigate, then undo: a navigate back to the previous leaf, appended.
     ex.navigate(&path, Some("96cd49f0")).unwrap();

@@ -293,7 +293,7 @@ pub fn random_writes(path: &Path, ids: &[&str], ops: usize, seed: u64, opts: &Wr
                     None if rng.below(2) == 0 => Some(""),
                     t => t,
                 };
-                let before = ContextJson::of(&Session::open(path).unwrap(), s_leaf(path)).unwrap();
+                let before = raw_messages(&ContextJson::of(&Session::open(path).unwrap(), s_leaf(path)).unwrap());
                 let a = checked(path, || write::set_label(path, x, arg, opts));
                 check_label_line(&a.line, leaf.as_deref(), x, text, path);
                 match text {
@@ -303,8 +303,8 @@ pub fn random_writes(path: &Path, ids: &[&str], ops: usize, seed: u64, opts: &Wr
                 // As pi's appendLabelChange: the label line is the new last line, a child of the
                 // leaf, so the context does not change.
                 leaf = Some(serde_json::from_str::<Value>(&a.line).unwrap()["id"].as_str().unwrap().to_string());
-                let after = ContextJson::of(&Session::open(path).unwrap(), s_leaf(path)).unwrap();
-                assert_eq!(raw_messages(&after), raw_messages(&before), "step {step}: a label leaves the context as it was");
+                let after = raw_messages(&ContextJson::of(&Session::open(path).unwrap(), s_leaf(path)).unwrap());
+                assert_eq!(after, before, "step {step}: a label leaves the context as it was");
             }
         }
         let s = Session::open(path).unwrap();

@@ -64,8 +64,8 @@ pub(super) fn encode(w: &mut Vec<u8>, ix: &SessionIndex, probe: (u64, u64)) {
     w.bool(c.header_ok);
 }
 
-/// Decodes a snapshot's payload: the entries on all cores, then the id map on one core while
-/// the rest (findings, read state, tree) decodes on another.
+/// Decodes a snapshot's payload: the entries on all cores, the id map and the rest (findings,
+/// read state, tree) beside them, each on a core as one comes free.
 pub(super) fn decode(b: &[u8], path: &Path, key: &str) -> Option<(Session, (u64, u64))> {
     let mut r = Reader { b, at: 0 };
     // A snapshot of another file whose name hashes alike is no snapshot of this one.
@@ -83,26 +83,33 @@ pub(super) fn decode(b: &[u8], path: &Path, key: &str) -> Option<(Session, (u64,
     let n = r.count(4 + 26)?;
     let table = r.take(4 * n)?;
     let len = usize::try_from(r.u64()?).ok()?;
-    ix.entries = decode_entries(table, r.take(len)?)?;
+    let body = r.take(len)?;
     ix.ordinals = r.u32s(n, u32::MAX, false)?;
     let len = usize::try_from(r.u64()?).ok()?;
     let ids = r.take(len)?;
-    let (by_id, rest) = rayon::join(
-        || by_id(ids, n),
+    // The entries on all cores; the id map and the rest on whichever core is free.
+    let (entries, (by_id, rest)) = rayon::join(
+        || decode_entries(table, body),
         || {
-            let diagnostics = r.diags()?;
-            let scan = r.scan()?;
-            let committed = Checkpoint {
-                entries: r.u64()? as usize,
-                diagnostics: r.u64()? as usize,
-                scan: r.scan()?,
-                header: r.opt_header()?,
-                header_ok: r.bool()?,
-            };
-            let tree = r.tree(n)?;
-            (r.at == r.b.len()).then_some((diagnostics, scan, committed, tree))
+            rayon::join(
+                || by_id(ids, n),
+                || {
+                    let diagnostics = r.diags()?;
+                    let scan = r.scan()?;
+                    let committed = Checkpoint {
+                        entries: r.u64()? as usize,
+                        diagnostics: r.u64()? as usize,
+                        scan: r.scan()?,
+                        header: r.opt_header()?,
+                        header_ok: r.bool()?,
+                    };
+                    let tree = r.tree(n)?;
+                    (r.at == r.b.len()).then_some((diagnostics, scan, committed, tree))
+                },
+            )
         },
     );
+    ix.entries = entries?;
     let (diagnostics, scan, committed, tree) = rest?;
     ix.by_id = by_id?;
     (ix.diagnostics, ix.scan, ix.committed) = (diagnostics, scan, committed);
@@ -133,6 +140,11 @@ fn by_id(b: &[u8], n: usize) -> Option<IdMap> {
 /// Entries decoded per block: their messages' metas share one allocation, one huge page.
 const BLOCK: usize = (2 << 20) / std::mem::size_of::<MessageMeta>();
 
+/// The last value of each text field of a message's meta (provider, model, stop reason, tool
+/// name) decoded in a block: one message mostly repeats the one before.
+#[derive(Default)]
+struct Repeats<'a>([Option<(&'a [u8], CompactString)>; 4]);
+
 /// Decodes the entries on all cores: `table` holds where each starts in `body`, and each must
 /// end where the next starts.
 fn decode_entries(table: &[u8], body: &[u8]) -> Option<Vec<Entry>> {
@@ -146,13 +158,14 @@ fn decode_entries(table: &[u8], body: &[u8]) -> Option<Vec<Entry>> {
     out.spare_capacity_mut()[..n].par_chunks_mut(BLOCK).enumerate().for_each(|(b, slots)| {
         let mut metas = HugeVec::with_capacity_in(slots.len(), HugePages);
         let mut with_meta = Vec::new();
+        let mut seen = Repeats::default();
         for (j, slot) in slots.iter_mut().enumerate() {
             let k = b * BLOCK + j;
             let end = if k + 1 < n { start(k + 1) } else { body.len() };
             let entry = body.get(start(k)..end).and_then(|bytes| {
                 let mut r = Reader { b: bytes, at: 0 };
                 let before = metas.len();
-                let e = r.entry(&mut metas).filter(|_| r.at == bytes.len());
+                let e = r.entry(&mut metas, &mut seen).filter(|_| r.at == bytes.len());
                 if e.is_none() {
                     metas.truncate(before);
                 } else if metas.len() > before {
@@ -508,6 +521,22 @@ impl<'a> Reader<'a> {
     fn opt_cs(&mut self) -> Option<Option<CompactString>> {
         self.opt(|r| r.str().map(CompactString::from))
     }
+    /// [`Reader::opt_cs`] for a field whose value mostly repeats from one entry to the next:
+    /// the same bytes as `seen`'s give a copy of its string (no UTF-8 check, no new string).
+    fn opt_cs_seen(&mut self, seen: &mut Option<(&'a [u8], CompactString)>) -> Option<Option<CompactString>> {
+        self.opt(|r| {
+            let n = r.u32()? as usize;
+            let bytes = r.take(n)?;
+            match seen {
+                Some((b, s)) if *b == bytes => Some(s.clone()),
+                _ => {
+                    let s = CompactString::from(std::str::from_utf8(bytes).ok()?);
+                    *seen = Some((bytes, s.clone()));
+                    Some(s)
+                }
+            }
+        })
+    }
     fn opt_string(&mut self) -> Option<Option<String>> {
         self.opt(|r| r.str().map(str::to_owned))
     }
@@ -639,7 +668,7 @@ impl<'a> Reader<'a> {
     }
     /// An entry; a message's meta is pushed on `metas` (the entry's `meta` left `None` for the
     /// caller to point at it).
-    fn entry(&mut self, metas: &mut HugeVec<MessageMeta>) -> Option<Entry> {
+    fn entry(&mut self, metas: &mut HugeVec<MessageMeta>, seen: &mut Repeats<'a>) -> Option<Entry> {
         let line = self.u32()?;
         let offset = self.u64()?;
         let len = self.u32()?;
@@ -656,9 +685,9 @@ impl<'a> Reader<'a> {
             3 => Parent::Invalid,
             _ => return None,
         };
-        Some(Entry { line, offset, len, kind, id, parent, ts, detail: self.detail(metas)? })
+        Some(Entry { line, offset, len, kind, id, parent, ts, detail: self.detail(metas, seen)? })
     }
-    fn detail(&mut self, metas: &mut HugeVec<MessageMeta>) -> Option<Detail> {
+    fn detail(&mut self, metas: &mut HugeVec<MessageMeta>, seen: &mut Repeats<'a>) -> Option<Detail> {
         Some(match self.u8()? {
             0 => Detail::None,
             1 => {
@@ -667,13 +696,14 @@ impl<'a> Reader<'a> {
                     r => ROLES.get(r as usize)?.clone(),
                 };
                 let msg_ts = self.opt_f64()?;
+                let [provider, model, stop_reason, tool_name] = &mut seen.0;
                 let meta = self.opt(|r| {
                     Some(MessageMeta {
-                        provider: r.opt_cs()?,
-                        model: r.opt_cs()?,
-                        stop_reason: r.opt_cs()?,
+                        provider: r.opt_cs_seen(provider)?,
+                        model: r.opt_cs_seen(model)?,
+                        stop_reason: r.opt_cs_seen(stop_reason)?,
                         usage: r.usage()?,
-                        tool_name: r.opt_cs()?,
+                        tool_name: r.opt_cs_seen(tool_name)?,
                         is_error: r.bool()?,
                     })
                 })?;
