@@ -7,37 +7,12 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 
-pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
-}
-
-/// Points the listing cache and the search indexes (`PI_SESSION_CACHE_DIR`) of this test
-/// process at one folder of its own under the build's temporary folder (`target/tmp`), emptied
-/// when the process starts. It is set once per process: tests run on parallel threads, and a
-/// folder per test would be switched under a running test and deleted with another's tempdir.
-pub fn private_cache() -> PathBuf {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cache-{}", env!("CARGO_CRATE_NAME")));
-    ONCE.call_once(|| {
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        std::env::set_var("PI_SESSION_CACHE_DIR", &dir);
-    });
-    dir
-}
-
-pub fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let p = e.path();
-        if p.is_dir() {
-            copy_tree(&p, &to.join(e.file_name()));
-        } else {
-            std::fs::copy(&p, to.join(e.file_name())).unwrap();
-        }
-    }
-}
+// The repository root, a recursive copy and the process's private cache folder, as the core's
+// tests have them.
+#[path = "../../../pi-session/tests/common/mod.rs"]
+mod shared;
+#[allow(unused_imports)] // (not every test file uses all three)
+pub use shared::{copy_tree, private_cache, repo_root};
 
 /// Every file under `dir` with its bytes.
 pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {

@@ -1,4 +1,4 @@
-//! Helpers shared by the integration tests of the core, the CLI and the app (the others include
+//! Helpers shared by the integration tests of the core, the CLI, the server and the app (the others include
 //! this file with `#[path = ".../crates/pi-session/tests/common/mod.rs"] mod common;`): a seeded
 //! random number generator, the repository root, the committed fixtures, a copy of the demo
 //! sessions in a temporary folder, and a listing cache that stays out of the user's folders.
