@@ -1,7 +1,8 @@
-//! Helpers shared by the integration tests of the core, the CLI, the server and the app (the others include
-//! this file with `#[path = ".../crates/pi-session/tests/common/mod.rs"] mod common;`): a seeded
-//! random number generator, the repository root, the committed fixtures, a copy of the demo
-//! sessions in a temporary folder, and a listing cache that stays out of the user's folders.
+//! Helpers shared by the integration tests of the core, the CLI, the server and the app (the
+//! others include this file with `#[path = ".../crates/pi-session/tests/common/mod.rs"] mod
+//! common;`): a seeded random number generator, the repository root, the committed fixtures, a
+//! copy of the demo sessions in a temporary folder, and a listing cache that stays out of the
+//! user's folders.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
