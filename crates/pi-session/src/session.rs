@@ -180,7 +180,10 @@ impl SessionIndex {
         ix.entries.reserve(guess);
         ix.ordinals.reserve(guess);
         ix.by_id.reserve(guess);
-        ix.metas.reserve(guess);
+        if meta.len() < PARALLEL_BATCH as u64 {
+            // Read in order (a bigger file's lines are parsed ahead and keep their own metas).
+            ix.metas.reserve(guess);
+        }
         let f = File::open(&ix.path).map_err(|e| Error::io(&ix.path, e))?;
         // Read once, front to back: a larger readahead when the pages are not cached.
         #[cfg(target_os = "linux")]
