@@ -532,7 +532,10 @@ fn message_detail(m: Option<&MessageFields<'_>>, meta: impl FnOnce(MessageMeta))
             provider: cs(m.provider),
             model: cs(m.model),
             stop_reason: cs(m.stop_reason),
-            usage: m.usage.and_then(usage_of),
+            usage: match m.usage_numbers {
+                Some([input, output, cache_read, cache_write, total_tokens, cost]) => Some(Usage { input, output, cache_read, cache_write, total_tokens, cost }),
+                None => m.usage.and_then(usage_of),
+            },
             tool_name: cs(m.tool_name),
             is_error: m.is_error == Some("true"),
         });

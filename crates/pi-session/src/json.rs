@@ -56,13 +56,30 @@ impl<'a> Loose<'a> {
     }
 }
 
+/// True when `b` holds a backslash, eight bytes per step (for short strings).
+#[inline]
+fn has_backslash(b: &[u8]) -> bool {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let mut chunks = b.chunks_exact(8);
+    for c in &mut chunks {
+        // A zero byte of `x` (a backslash of `c`) borrows into its high bit while its own high
+        // bit is 0; a false hit needs a true zero byte below it, so "any" is exact.
+        let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]) ^ (LO * b'\\' as u64);
+        if x.wrapping_sub(LO) & !x & HI != 0 {
+            return true;
+        }
+    }
+    chunks.remainder().contains(&b'\\')
+}
+
 /// Decodes a JSON string literal (with its quotes). Lone surrogate escapes become U+FFFD,
 /// which is what they turn into when the string is later written as UTF-8.
 pub fn decode_str(lit: &str) -> Cow<'_, str> {
     let inner = &lit[1..lit.len().saturating_sub(1).max(1)];
-    // Ids, types and names are short: a plain loop beats a search call on them.
+    // Ids, types and names are short: eight bytes per step beats a search call on them.
     let b = inner.as_bytes();
-    let escaped = if b.len() <= 32 { b.iter().any(|&c| c == b'\\') } else { memchr::memchr(b'\\', b).is_some() };
+    let escaped = if b.len() <= 32 { has_backslash(b) } else { memchr::memchr(b'\\', b).is_some() };
     if !escaped {
         return Cow::Borrowed(inner);
     }
@@ -215,6 +232,10 @@ pub struct MessageFields<'a> {
     pub tool_name: Option<&'a str>,
     pub is_error: Option<&'a str>,
     pub custom_type: Option<&'a str>,
+    /// `usage`'s numbers (`input`, `output`, `cacheRead`, `cacheWrite`, `totalTokens`,
+    /// `cost.total`) when the scanner read them while checking it, which it does for the exact
+    /// shape pi writes; `None` otherwise (then they come from `usage`'s text).
+    pub usage_numbers: Option<[f64; 6]>,
 }
 
 impl<'a> LineFields<'a> {
@@ -628,6 +649,19 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn backslashes_are_found_at_every_place_in_short_strings() {
+        for len in 0..=33 {
+            let plain: Vec<u8> = (0..len).map(|i| [b'a', 0x5b, 0x5d, 0xdc, b'0', 0x00][i % 6]).collect();
+            assert!(!has_backslash(&plain), "{len}");
+            for at in 0..len {
+                let mut b = plain.clone();
+                b[at] = b'\\';
+                assert!(has_backslash(&b), "{len} {at}");
+            }
+        }
+    }
 
     #[test]
     fn lone_surrogates_decode_to_replacement() {

@@ -372,8 +372,17 @@ impl<'a> Scan<'a> {
         }
         let start = self.i;
         let escaped = self.string()?;
-        let lit = &self.s[start..self.i];
-        Ok(if escaped { crate::json::decode_str(lit).into_owned().into() } else { lit[1..lit.len() - 1].into() })
+        Ok(if escaped { crate::json::decode_str(self.span(start, self.i)).into_owned().into() } else { self.span(start + 1, self.i - 1).into() })
+    }
+
+    /// The text from `from` to `to`, both next to an ASCII byte of a value just scanned (a
+    /// quote, bracket, digit or letter): character boundaries, which need no check.
+    #[inline]
+    fn span(&self, from: usize, to: usize) -> &'a str {
+        debug_assert!(self.s.is_char_boundary(from) && self.s.is_char_boundary(to));
+        let bytes = &self.b[from..to];
+        // SAFETY: `bytes` is a slice of the str `self.s` cut at character boundaries (above).
+        unsafe { std::str::from_utf8_unchecked(bytes) }
     }
 
     /// Skips a value and returns its raw text.
@@ -386,7 +395,7 @@ impl<'a> Scan<'a> {
         } else {
             self.value()?;
         }
-        Ok(&self.s[start..self.i])
+        Ok(self.span(start, self.i))
     }
 
     /// An object at `self.i`, calling `field(key, scanner)` for each key; `field` must consume
@@ -427,6 +436,16 @@ fn message<'a>(sc: &mut Scan<'a>, slot: &mut Option<MessageFields<'a>>) -> R<()>
     }
     let m = slot.insert(MessageFields::default());
     sc.object(|k, sc| {
+        if k == "usage" {
+            // Most messages carry a `usage` in pi's own shape: checked and read in one pass.
+            if let Some((numbers, len)) = pi_usage_at(&sc.b[sc.i..]) {
+                m.usage = Some(&sc.s[sc.i..sc.i + len]);
+                m.usage_numbers = Some(numbers);
+                sc.i += len;
+                return Ok(());
+            }
+            m.usage_numbers = None;
+        }
         let Some(slot) = m.slot(k) else { return sc.value() };
         *slot = Some(sc.raw()?);
         Ok(())
@@ -590,6 +609,92 @@ fn pi_usage(raw: &str) -> Option<[f64; 6]> {
     skipped!(b",\"cacheWrite\":");
     let cost = kept!(b",\"total\":");
     (&b[i..] == b"}}").then_some([input, output, cache_read, cache_write, total_tokens, cost])
+}
+
+/// `usage` exactly as pi writes it (the keys of [`pi_usage`] in its order, no spaces, numbers
+/// without exponents) at the start of `b`, checked as JSON while it is read: its numbers
+/// `[input, output, cacheRead, cacheWrite, totalTokens, cost.total]` and its length in bytes.
+/// `None` for anything else, valid or not: the general scanner reads it then. Every number
+/// is held to JSON's grammar here (no leading zero, digits on both sides of a point), so what
+/// this accepts is JSON.
+fn pi_usage_at(b: &[u8]) -> Option<([f64; 6], usize)> {
+    let mut i = 0;
+    macro_rules! key {
+        ($k:literal) => {{
+            const K: &[u8] = $k;
+            if b.get(i..i + K.len()) != Some(K) {
+                return None;
+            }
+            i += K.len();
+        }};
+    }
+    macro_rules! number {
+        ($k:literal) => {{
+            key!($k);
+            let (v, n) = json_decimal(&b[i..])?;
+            i += n;
+            v
+        }};
+    }
+    let input = number!(b"{\"input\":");
+    let output = number!(b",\"output\":");
+    let cache_read = number!(b",\"cacheRead\":");
+    let cache_write = number!(b",\"cacheWrite\":");
+    let total_tokens = number!(b",\"totalTokens\":");
+    number!(b",\"cost\":{\"input\":");
+    number!(b",\"output\":");
+    number!(b",\"cacheRead\":");
+    number!(b",\"cacheWrite\":");
+    let cost = number!(b",\"total\":");
+    key!(b"}}");
+    Some(([input, output, cache_read, cache_write, total_tokens, cost], i))
+}
+
+/// A JSON number without an exponent (`-?(0|[1-9][0-9]*)(.[0-9]+)?`) at the start of `b`: its
+/// value, rounded as `JSON.parse` rounds it, and its length. `None` for anything else (an
+/// exponent, a leading zero, a point without digits after it).
+#[inline]
+fn json_decimal(b: &[u8]) -> Option<(f64, usize)> {
+    const POW10: [f64; 16] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+    // Digits from `i` on, folded into `m` (wrapping past 19 digits: unused then) and counted.
+    #[inline(always)]
+    fn digits(b: &[u8], mut i: usize, m: &mut u64) -> usize {
+        while let Some(&c) = b.get(i) {
+            let d = c.wrapping_sub(b'0');
+            if d >= 10 {
+                break;
+            }
+            *m = m.wrapping_mul(10).wrapping_add(d as u64);
+            i += 1;
+        }
+        i
+    }
+    let neg = b.first() == Some(&b'-');
+    let start = neg as usize;
+    let mut m: u64 = 0;
+    let mut i = digits(b, start, &mut m);
+    let whole = i - start;
+    if whole == 0 || (whole > 1 && b[start] == b'0') {
+        return None;
+    }
+    let mut scale = 0;
+    if b.get(i) == Some(&b'.') {
+        let f = i + 1;
+        i = digits(b, f, &mut m);
+        scale = i - f;
+        if scale == 0 {
+            return None;
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        return None;
+    }
+    if whole + scale > 15 {
+        // Past f64's exact integers: the standard parse, correctly rounded (ASCII digits).
+        return std::str::from_utf8(&b[..i]).ok()?.parse::<f64>().ok().map(|v| (v, i));
+    }
+    let v = m as f64 / POW10[scale];
+    Some((if neg { -v } else { v }, i))
 }
 
 /// The plain decimal (`-?digits(.digits)?`, at most 15 digits) at the start of `b`, read in

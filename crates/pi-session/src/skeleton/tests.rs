@@ -80,6 +80,68 @@ fn usage_numbers_match_the_general_parse() {
     assert_eq!(usage_numbers(r#"{"other":[1,{"x":2}],"output":-0}"#).unwrap()[1].to_bits(), (-0.0f64).to_bits());
 }
 
+/// The `usage` a message line's scan read in one pass (pi's shape), or that it left to
+/// `usage_numbers`: the numbers either way, as the index builds them.
+fn scanned_usage(line: &str) -> Result<Option<[f64; 6]>, ScanError> {
+    let f = scan_line(line)?;
+    let m = f.message.expect("a message object");
+    Ok(m.usage_numbers.or_else(|| m.usage.and_then(usage_numbers)))
+}
+
+#[test]
+fn usage_read_while_scanning_is_json_and_the_general_numbers() {
+    let pi = r#"{"input":6,"output":396,"cacheRead":4151,"cacheWrite":1475,"totalTokens":6028,"cost":{"input":0.000018,"output":0.00594,"cacheRead":0.001245,"cacheWrite":0.005531,"total":0.012734}}"#;
+    let line = |u: &str| format!(r#"{{"type":"message","message":{{"role":"assistant","usage":{u},"stopReason":"stop"}}}}"#);
+    let plain = line(pi);
+    let f = scan_line(&plain).unwrap();
+    let m = f.message.unwrap();
+    assert_eq!(m.usage, Some(pi), "the raw text is kept");
+    assert_eq!(m.usage_numbers, Some([6.0, 396.0, 4151.0, 1475.0, 6028.0, 0.012734]), "read in the scan");
+    // A later `usage` in another shape replaces the first, numbers included.
+    let twice = line(&format!(r#"{pi},"usage":{{"input":2}}"#));
+    let f = scan_line(&twice).unwrap();
+    assert_eq!(f.message.as_ref().unwrap().usage_numbers, None);
+    assert_eq!(f.message.unwrap().usage, Some(r#"{"input":2}"#));
+    // Every one-byte change of pi's shape: accepted exactly when serde accepts the line, and
+    // then the same numbers as the general parse of its `usage` text.
+    let alphabet = b"0123456789.-eE+\"}{,: xa";
+    let bytes = pi.as_bytes();
+    let mut fast = 0;
+    for at in 0..=bytes.len() {
+        let mut variants: Vec<Vec<u8>> = Vec::new();
+        if at < bytes.len() {
+            variants.push([&bytes[..at], &bytes[at + 1..]].concat());
+        }
+        for &c in alphabet {
+            variants.push([&bytes[..at], &[c], &bytes[at..]].concat());
+            if at < bytes.len() {
+                variants.push([&bytes[..at], &[c], &bytes[at + 1..]].concat());
+            }
+        }
+        for v in variants {
+            let u = String::from_utf8(v).unwrap();
+            let l = line(&u);
+            let got = scanned_usage(&l);
+            assert_eq!(got.is_ok(), serde_accepts(&l), "acceptance differs for usage {u:?}");
+            let Ok(got) = got else { continue };
+            let f = scan_line(&l).unwrap();
+            fast += f.message.as_ref().unwrap().usage_numbers.is_some() as usize;
+            let general = f.message.unwrap().usage.and_then(usage_numbers);
+            assert_eq!(got.map(|n| n.map(f64::to_bits)), general.map(|n| n.map(f64::to_bits)), "numbers differ for usage {u:?}");
+        }
+    }
+    assert!(fast > 100, "pi's shape with other digits still takes the one-pass read ({fast})");
+    // Numbers past 15 digits (a cost with float noise), a negative zero: rounded as parse does.
+    let noisy = pi.replace("0.012734", "0.015225000000000001").replace("\"input\":6,", "\"input\":-0,");
+    let n = scan_line(&line(&noisy)).unwrap().message.unwrap().usage_numbers.unwrap();
+    assert_eq!(n[5].to_bits(), "0.015225000000000001".parse::<f64>().unwrap().to_bits());
+    assert_eq!(n[0].to_bits(), (-0.0f64).to_bits());
+    // Not JSON numbers: left to the general scanner, which refuses the line.
+    for bad in ["01", "1.", ".5", "-", "--1", "1.2.3"] {
+        assert!(scan_line(&line(&pi.replace("396", bad))).is_err(), "{bad}");
+    }
+}
+
 #[test]
 fn decimal_prefixes_agree_with_exact_decimals() {
     let cases = ["0", "-0", "7", "41929", "0.016999", "0.000009", "123456789012345", "1234567.89012345", "-2.5", "1234567890123456", "99999999999999999999999", "1.5.2", "1-2", "x"];
