@@ -715,4 +715,21 @@ mod tests {
         assert_eq!(parse_iso_ms("yesterday"), None);
         assert!(js_date_ms(&Loose::Compound).is_nan());
     }
+
+    #[test]
+    fn the_canonical_form_reads_as_the_general_parser_does() {
+        // The general parser, given the same time with a `+00:00` offset (not the canonical
+        // form's length), is the reference for every digit place changed.
+        for base in ["2024-02-29T23:59:59.999Z", "1970-01-01T00:00:00.000Z", "2025-12-31T24:00:00.000Z"] {
+            for at in [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22] {
+                for c in [b'0', b'1', b'3', b'9', b'x', b'/', b':', b' '] {
+                    let mut b = base.as_bytes().to_vec();
+                    b[at] = c;
+                    let s = String::from_utf8(b).unwrap();
+                    let general = parse_iso_ms(&format!("{}+00:00", &s[..23]));
+                    assert_eq!(iso_canonical(s.as_bytes()), general, "{s}");
+                }
+            }
+        }
+    }
 }

@@ -779,6 +779,10 @@ fn exact_decimal(text: &str) -> Option<f64> {
             return None;
         }
     }
+    // No digit at all ("", "-", "."): not a number.
+    if n == 0 {
+        return None;
+    }
     let scale = frac.map_or(0, |f| digits.len() - f);
     let v = m as f64 / POW10[scale];
     Some(if neg { -v } else { v })

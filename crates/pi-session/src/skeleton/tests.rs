@@ -167,6 +167,9 @@ fn exact_decimals_round_as_parse_does() {
     // Exponents and long mantissas take the general parse.
     assert_eq!(exact_decimal("1e5"), None);
     assert_eq!(exact_decimal("1234567890123456"), None);
+    for not_a_number in ["", "-", ".", "-."] {
+        assert_eq!(exact_decimal(not_a_number), None, "{not_a_number:?}");
+    }
 }
 
 #[test]
