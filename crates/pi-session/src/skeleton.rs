@@ -384,6 +384,7 @@ impl<'a> Scan<'a> {
     }
 
     /// Reads a key at `self.i`: its text when it has no escape, else the decoded text.
+    #[inline(always)]
     fn key(&mut self) -> R<std::borrow::Cow<'a, str>> {
         if self.peek() != Some(b'"') {
             return self.err("expected a key");
