@@ -121,7 +121,12 @@ pub struct Session {
 
 impl Session {
     pub fn open(path: impl AsRef<Path>) -> Result<Session, Error> {
-        let index = SessionIndex::load(path)?;
+        Session::open_on(path, session::Cores::All)
+    }
+
+    /// [`Session::open`], its read parsed on the given cores ([`session::Cores`]).
+    pub fn open_on(path: impl AsRef<Path>, cores: session::Cores) -> Result<Session, Error> {
+        let index = SessionIndex::load_on(path, cores)?;
         let tree = Tree::build(&index);
         Ok(Session { index, tree })
     }

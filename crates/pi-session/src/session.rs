@@ -33,6 +33,17 @@ const BATCH: usize = 4 * 1024 * 1024;
 /// Batches at least this big are parsed in parallel.
 const PARALLEL_BATCH: usize = 1024 * 1024;
 
+/// The cores one file's read may parse on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cores {
+    /// A big file's lines are parsed ahead on the other cores while the read goes on in order:
+    /// one file opened alone.
+    All,
+    /// Every line parsed in order on the reading thread: for many files indexed at once, whose
+    /// reads already keep every core busy (parsing ahead would only add its hand-offs).
+    One,
+}
+
 /// A line parsed ahead of the in-order pass: the object's skeleton (`None`: JSON but not an
 /// object), or why it is not JSON.
 struct Pre {
@@ -168,6 +179,11 @@ struct TailCandidate {
 impl SessionIndex {
     /// Reads and indexes a session file.
     pub fn load(path: impl AsRef<Path>) -> Result<SessionIndex, Error> {
+        SessionIndex::load_on(path, Cores::All)
+    }
+
+    /// [`SessionIndex::load`] on the given cores (the same index either way).
+    pub fn load_on(path: impl AsRef<Path>, cores: Cores) -> Result<SessionIndex, Error> {
         let path = path.as_ref().to_path_buf();
         let meta = std::fs::metadata(&path).map_err(|e| Error::io(&path, e))?;
         if !meta.is_file() {
@@ -180,8 +196,8 @@ impl SessionIndex {
         ix.entries.reserve(guess);
         ix.ordinals.reserve(guess);
         ix.by_id.reserve(guess);
-        if meta.len() < PARALLEL_BATCH as u64 {
-            // Read in order (a bigger file's lines are parsed ahead and keep their own metas).
+        if meta.len() < PARALLEL_BATCH as u64 || cores == Cores::One {
+            // Read in order (a bigger file's lines parsed ahead keep their own metas).
             ix.metas.reserve(guess);
         }
         let f = File::open(&ix.path).map_err(|e| Error::io(&ix.path, e))?;
@@ -192,7 +208,7 @@ impl SessionIndex {
             // SAFETY: advice on a descriptor we hold open; no memory is involved.
             unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_SEQUENTIAL) };
         }
-        ix.read_from(f, 0).map_err(|e| Error::io(&ix.path, e))?;
+        ix.read_from(f, 0, cores).map_err(|e| Error::io(&ix.path, e))?;
         ix.finish();
         Ok(ix)
     }
@@ -201,7 +217,7 @@ impl SessionIndex {
     pub fn from_bytes(path: impl Into<PathBuf>, bytes: &[u8]) -> SessionIndex {
         let mut ix = SessionIndex::empty(path.into());
         ix.stamp.len = bytes.len() as u64;
-        ix.read_from(bytes, 0).expect("reading from memory cannot fail");
+        ix.read_from(bytes, 0, Cores::All).expect("reading from memory cannot fail");
         ix.finish();
         ix
     }
@@ -249,7 +265,7 @@ impl SessionIndex {
         f.seek(SeekFrom::Start(self.committed_len)).map_err(|e| Error::io(&self.path, e))?;
         let start = self.committed_len;
         self.stamp.len = stamp.len;
-        self.read_from(f, start).map_err(|e| Error::io(&self.path, e))?;
+        self.read_from(f, start, Cores::All).map_err(|e| Error::io(&self.path, e))?;
         if self.needs_full_reload() {
             // A v1/v2 header came with these lines: its migration rewrites the earlier entries too.
             *self = SessionIndex::load(&self.path)?;
@@ -312,13 +328,13 @@ impl SessionIndex {
 
     /// Reads from `r` (at `offset` of the file) to its end, then closes the block of metas, so
     /// every message read holds its meta even when the read failed part way.
-    fn read_from<R: io::Read>(&mut self, r: R, offset: u64) -> io::Result<()> {
-        let read = self.read_batches(r, offset);
+    fn read_from<R: io::Read>(&mut self, r: R, offset: u64, cores: Cores) -> io::Result<()> {
+        let read = self.read_batches(r, offset, cores);
         self.metas.close(&mut self.entries);
         read
     }
 
-    fn read_batches<R: io::Read>(&mut self, r: R, offset: u64) -> io::Result<()> {
+    fn read_batches<R: io::Read>(&mut self, r: R, offset: u64, cores: Cores) -> io::Result<()> {
         let first_line = self.scan.next_line.max(1);
         let expected = self.stamp.len.checked_sub(offset).filter(|&n| n > 0);
         let target = expected.map(|n| (n as usize).saturating_add(1).clamp(4096, BATCH)).unwrap_or(BATCH);
@@ -326,17 +342,18 @@ impl SessionIndex {
         let mut st = Applying { committed_len: self.committed_len, checkpointed: false, pending: Vec::new() };
         // Big files: while one batch is applied in file order (header, ids, findings), the next
         // one is parsed on the other cores.
+        let ahead = |b: &OwnedBatch| if cores == Cores::All { parse_batch(b) } else { Vec::new() };
         let mut cur = reader.next_batch()?.map(|b| {
-            let p = parse_batch(&b);
+            let p = ahead(&b);
             (b, p)
         });
         while let Some((b, pre)) = cur.take() {
             let next = reader.next_batch()?;
             let next_pre = match &next {
-                Some(n) if n.bytes() >= PARALLEL_BATCH => rayon::join(|| parse_batch(n), || self.apply_batch(&b, pre, &mut st)).0,
+                Some(n) if cores == Cores::All && n.bytes() >= PARALLEL_BATCH => rayon::join(|| parse_batch(n), || self.apply_batch(&b, pre, &mut st)).0,
                 _ => {
                     self.apply_batch(&b, pre, &mut st);
-                    next.as_ref().map(parse_batch).unwrap_or_default()
+                    next.as_ref().map(ahead).unwrap_or_default()
                 }
             };
             cur = next.map(|n| (n, next_pre));

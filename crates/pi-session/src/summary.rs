@@ -168,11 +168,14 @@ pub fn index_all(files: Vec<(PathBuf, u64)>, progress: impl Fn(usize, usize) + S
     let done = std::sync::atomic::AtomicUsize::new(0);
     let mut order: Vec<usize> = (0..total).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(files[i].1));
+    // Enough files to keep every core busy: each file is read on one core (parsing a big one
+    // ahead on the others would only add hand-offs). A few files: each on all of them.
+    let cores = if total > 4 * rayon::current_num_threads() { crate::session::Cores::One } else { crate::session::Cores::All };
     let mut out: Vec<(usize, Indexed)> = order
         .par_iter()
         .map(|&i| {
             let (path, size) = &files[i];
-            let r = Session::open(path).map(|s| SessionSummary::of(&s, *size));
+            let r = Session::open_on(path, cores).map(|s| SessionSummary::of(&s, *size));
             let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
             progress(n, total);
             (i, (path.clone(), r))
