@@ -322,8 +322,9 @@ impl SessionIndex {
             }
             self.scan.next_line = line.number + 1;
             self.scan.last_line_terminated = terminated;
-            let p = pre.next().flatten();
-            self.take_line(line, p, &mut st.pending);
+            // By reference: a line parsed ahead is over 160 bytes, and most lines have none.
+            let mut p = pre.next().flatten();
+            self.take_line(line, &mut p, &mut st.pending);
             if !st.pending.is_empty() {
                 self.diagnostics.append(&mut st.pending);
             }
@@ -352,7 +353,7 @@ impl SessionIndex {
     }
 
     /// Indexes one line; `pre` is what parsing it ahead gave, if it was.
-    fn take_line(&mut self, line: RawLine<'_>, pre: Option<Pre>, out: &mut Vec<Diagnostic>) {
+    fn take_line(&mut self, line: RawLine<'_>, pre: &mut Option<Pre>, out: &mut Vec<Diagnostic>) {
         let n = line.number;
         let mut bytes = line.bytes;
         // pi 1.x parses each line as it is: a BOM or a Unicode space before the header makes
@@ -374,17 +375,14 @@ impl SessionIndex {
             );
         }
         // A line parsed ahead (valid UTF-8, starts with `{`, complete): nothing to trim or decode.
-        let pre = match pre {
-            Some(p) if matches!(p.parsed, Ok(None) | Ok(Some(Parsed::Entry(_)))) => {
-                self.scan.seen_content = true;
-                if let Some(c) = self.scan.tail_candidate.take() {
-                    self.push_diag(out, Diagnostic::new(Some(c.number), DiagKind::MalformedLine, format!("not valid JSON ({}); skipped", c.error)));
-                }
-                let _ = self.take_text(n, line.offset, line.bytes.len() as u32, "", Some(p), out);
-                return;
+        if pre.as_ref().is_some_and(|p| matches!(p.parsed, Ok(None) | Ok(Some(Parsed::Entry(_))))) {
+            self.scan.seen_content = true;
+            if let Some(c) = self.scan.tail_candidate.take() {
+                self.push_diag(out, Diagnostic::new(Some(c.number), DiagKind::MalformedLine, format!("not valid JSON ({}); skipped", c.error)));
             }
-            other => other,
-        };
+            let _ = self.take_text(n, line.offset, line.bytes.len() as u32, "", pre, out);
+            return;
+        }
         // The SIMD check first (the common case); std's on failure, for where it fails.
         let text: std::borrow::Cow<'_, str> = match simdutf8::basic::from_utf8(bytes).or_else(|_| std::str::from_utf8(bytes)) {
             Ok(s) => s.into(),
@@ -455,11 +453,15 @@ impl SessionIndex {
         offset: u64,
         len: u32,
         text: &str,
-        pre: Option<Pre>,
+        pre: &mut Option<Pre>,
         out: &mut Vec<Diagnostic>,
     ) -> Result<(), ScanError> {
+        // (Taken only when there is one: moving an empty one still copies its bytes.)
         let (parsed, lone, in_block) = match pre {
-            Some(p) => (p.parsed, p.lone_surrogate, false),
+            Some(_) => {
+                let p = pre.take().expect("checked above");
+                (p.parsed, p.lone_surrogate, false)
+            }
             None => {
                 // Parsed here, in file order: a message's meta is built straight into the block.
                 let (metas, entries) = (&mut self.metas, &mut self.entries);
@@ -600,7 +602,7 @@ impl SessionIndex {
         // taken before this, so a refresh that finds more content rolls it back.)
         if let Some(c) = self.scan.tail_candidate.take() {
             let mut out = Vec::new();
-            if let Err(e) = self.take_text(c.number, c.offset, c.len, &c.text, None, &mut out) {
+            if let Err(e) = self.take_text(c.number, c.offset, c.len, &c.text, &mut None, &mut out) {
                 out.push(Diagnostic::new(Some(c.number), DiagKind::MalformedLine, format!("not valid JSON ({e}); skipped")));
             }
             self.diagnostics.append(&mut out);

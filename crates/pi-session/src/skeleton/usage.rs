@@ -147,9 +147,16 @@ pub(super) fn pi_usage_at(b: &[u8]) -> Option<([f64; 6], usize)> {
     macro_rules! number {
         ($k:literal) => {{
             key!($k);
-            let (v, n) = json_decimal(&b[i..])?;
+            let (v, n) = json_decimal::<true>(&b[i..])?;
             i += n;
             v
+        }};
+    }
+    // `cost.input` … `cost.cacheWrite`: held to the grammar, their values not computed.
+    macro_rules! checked {
+        ($k:literal) => {{
+            key!($k);
+            i += json_decimal::<false>(&b[i..])?.1;
         }};
     }
     let input = number!(b"{\"input\":");
@@ -157,20 +164,20 @@ pub(super) fn pi_usage_at(b: &[u8]) -> Option<([f64; 6], usize)> {
     let cache_read = number!(b",\"cacheRead\":");
     let cache_write = number!(b",\"cacheWrite\":");
     let total_tokens = number!(b",\"totalTokens\":");
-    number!(b",\"cost\":{\"input\":");
-    number!(b",\"output\":");
-    number!(b",\"cacheRead\":");
-    number!(b",\"cacheWrite\":");
+    checked!(b",\"cost\":{\"input\":");
+    checked!(b",\"output\":");
+    checked!(b",\"cacheRead\":");
+    checked!(b",\"cacheWrite\":");
     let cost = number!(b",\"total\":");
     key!(b"}}");
     Some(([input, output, cache_read, cache_write, total_tokens, cost], i))
 }
 
 /// A JSON number without an exponent (`-?(0|[1-9][0-9]*)(.[0-9]+)?`) at the start of `b`: its
-/// value, rounded as `JSON.parse` rounds it, and its length. `None` for anything else (an
-/// exponent, a leading zero, a point without digits after it).
+/// value, rounded as `JSON.parse` rounds it (with `VALUE`; else 0), and its length. `None` for
+/// anything else (an exponent, a leading zero, a point without digits after it).
 #[inline]
-fn json_decimal(b: &[u8]) -> Option<(f64, usize)> {
+fn json_decimal<const VALUE: bool>(b: &[u8]) -> Option<(f64, usize)> {
     const POW10: [f64; 16] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
     // Digits from `i` on, folded into `m` (wrapping past 19 digits: unused then) and counted.
     #[inline(always)]
@@ -205,11 +212,15 @@ fn json_decimal(b: &[u8]) -> Option<(f64, usize)> {
     if matches!(b.get(i), Some(b'e' | b'E')) {
         return None;
     }
+    if !VALUE {
+        return Some((0.0, i));
+    }
     if whole + scale > 15 {
         // Past f64's exact integers: the standard parse, correctly rounded (ASCII digits).
         return std::str::from_utf8(&b[..i]).ok()?.parse::<f64>().ok().map(|v| (v, i));
     }
-    let v = m as f64 / POW10[scale];
+    // Token counts are integers: no division.
+    let v = if scale == 0 { m as f64 } else { m as f64 / POW10[scale] };
     Some((if neg { -v } else { v }, i))
 }
 
