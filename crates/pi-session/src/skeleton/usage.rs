@@ -296,3 +296,24 @@ pub(super) fn exact_decimal(text: &str) -> Option<f64> {
     let v = m as f64 / POW10[scale];
     Some(if neg { -v } else { v })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_decimal_reads_as_the_standard_parse() {
+        for text in ["0", "7", "447", "41234", "12345678", "123456789", "1234567890123", "123456789012345", "1234567890123456", "12345678901234567890123", "0.000009", "0.016999", "41929.5", "-0", "-0.5", "-12345678.12345678", "9007199254740993", "0.1234567890123456789"] {
+            for tail in ["", "}", ",\"output\":1}", "}}0123456789"] {
+                let b = format!("{text}{tail}");
+                let (v, n) = json_decimal::<true>(b.as_bytes()).unwrap_or_else(|| panic!("{b}"));
+                assert_eq!(n, text.len(), "{b}");
+                assert_eq!(v.to_bits(), text.parse::<f64>().unwrap().to_bits(), "{b}");
+                assert_eq!(json_decimal::<false>(b.as_bytes()).map(|x| x.1), Some(text.len()), "{b}");
+            }
+        }
+        for bad in ["", "-", "01", "1.", ".5", "1e5", "1.5E2", "--1", "00.1"] {
+            assert_eq!(json_decimal::<true>(bad.as_bytes()), None, "{bad}");
+        }
+    }
+}
