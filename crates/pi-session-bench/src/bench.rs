@@ -219,7 +219,7 @@ fn cat_all(c: &Corpus, list0: &Path) -> std::io::Result<Run> {
     let t = Instant::now();
     let status = cmd.stdin(list).stdout(devnull).stderr(Stdio::inherit()).status()?;
     let _ = c;
-    Ok(Run { secs: t.elapsed().as_secs_f64(), status: status.code().unwrap_or(-1), max_rss_kb: 0, stdout: Vec::new(), stdout_len: 0, stderr: Vec::new() })
+    Ok(Run { secs: t.elapsed().as_secs_f64(), status: status.code().unwrap_or(-1), max_rss_kb: 0, cpu_secs: 0.0, stdout: Vec::new(), stdout_len: 0, stderr: Vec::new() })
 }
 
 /// Drops the page cache of every corpus file (`posix_fadvise(POSIX_FADV_DONTNEED)`, which any

@@ -677,7 +677,9 @@ fn check(target: &Path, root: &Path) -> Result<CheckReport, Error> {
         for s in l.sessions {
             files.push(FileReport { path: s.path, diagnostics: s.diagnostics });
         }
-        let at: std::collections::HashMap<PathBuf, usize> = files.iter().enumerate().map(|(i, f)| (f.path.clone(), i)).collect();
+        // (Built only when there are findings to place.)
+        let at: std::collections::HashMap<PathBuf, usize> =
+            if l.other.is_empty() { Default::default() } else { files.iter().enumerate().map(|(i, f)| (f.path.clone(), i)).collect() };
         for o in l.other {
             // A symlink to a session is both a session and a finding about its path: one report.
             match at.get(&o.path) {

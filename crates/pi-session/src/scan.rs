@@ -139,8 +139,12 @@ fn scan_on(root: &Path, parallel: bool) -> Scan {
                 }
             }
         }
+        // Sorted here, on the folder's core: the merged list is then runs in folder order,
+        // which the final sort merges instead of sorting 10,000 paths on one core.
+        part.files.sort_by(|a, b| a.path.cmp(&b.path));
         part
     };
+    dirs.sort();
     let parts: Vec<Scan> = if parallel {
         use rayon::prelude::*;
         dirs.par_iter().map(read).collect()

@@ -10,6 +10,8 @@ pub(super) struct Run {
     /// exit code, or -signal
     pub(super) status: i32,
     pub(super) max_rss_kb: u64,
+    /// User plus system CPU time, from `wait4` (the child and its threads).
+    pub(super) cpu_secs: f64,
     pub(super) stdout: Vec<u8>,
     pub(super) stdout_len: u64,
     pub(super) stderr: Vec<u8>,
@@ -92,6 +94,8 @@ pub(super) fn run_opts(cmd: &mut Command, keep: bool, oom_first: bool) -> std::i
     } else {
         -1
     };
-    Ok(Run { secs, status, max_rss_kb: ru.ru_maxrss as u64, stdout, stdout_len: n, stderr: errt.join().unwrap_or_default() })
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    let cpu_secs = tv(ru.ru_utime) + tv(ru.ru_stime);
+    Ok(Run { secs, status, max_rss_kb: ru.ru_maxrss as u64, cpu_secs, stdout, stdout_len: n, stderr: errt.join().unwrap_or_default() })
 }
 

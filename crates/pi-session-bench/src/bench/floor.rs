@@ -57,7 +57,14 @@ pub(super) fn floor_pairs(rep: &mut Report, c: &Corpus, list0: &Path, pairs: usi
             let (files, errors, warnings) = v
                 .as_ref()
                 .map_or((0, 0, 0), |v| (v["files"].as_array().map_or(0, |a| a.len()), v["errors"].as_u64().unwrap_or(0), v["warnings"].as_u64().unwrap_or(0)));
-            format!("{:.2} GB/s, peak RSS {}, {files} files, {errors} errors, {warnings} warnings", gbps(c.bytes, r.secs), mb(r.max_rss_kb))
+            // CPU ÷ wall: how many cores were busy on average (an idle core at the end shows).
+            let busy = if r.secs > 0.0 { r.cpu_secs / r.secs } else { 0.0 };
+            format!(
+                "{:.2} GB/s, peak RSS {}, CPU {:.2} s ({busy:.2} cores busy), {files} files, {errors} errors, {warnings} warnings",
+                gbps(c.bytes, r.secs),
+                mb(r.max_rss_kb),
+                r.cpu_secs
+            )
         });
         if let Some(t) = t {
             checks.push(t.secs);
