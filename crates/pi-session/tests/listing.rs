@@ -178,3 +178,29 @@ fn a_warm_listing_writes_no_cache_and_a_grown_file_is_read_again() {
     let grown = third.sessions.iter().find(|s| s.path == files[3]).unwrap();
     assert_eq!(grown.entry_count, 8, "7 entries written, one appended");
 }
+
+#[test]
+fn many_files_come_back_in_path_order_each_with_its_own_summary() {
+    // Enough files to index one per task, biggest first, on every core; folder names whose byte
+    // order differs from path order ('-' and '.' sort before '/'); files at the top level too.
+    let (_tmp, root, _) = fresh_root(0);
+    let mut expected = Vec::new();
+    for i in 0..64u32 {
+        let dir = match i % 5 {
+            0 => root.clone(),
+            k => root.join(["--a--", "--a-b--", "--a.b--", "b"][k as usize - 1]),
+        };
+        fs::create_dir_all(&dir).unwrap();
+        let p = dir.join(format!("s{:02}.jsonl", (i * 37) % 64));
+        let messages = 1 + (i * 13) % 40;
+        fs::write(&p, session(i, messages)).unwrap();
+        expected.push((p, messages as usize));
+    }
+    expected.sort_by(|a, b| a.0.cmp(&b.0));
+    let found: Vec<PathBuf> = pi_session::scan::scan(&root).files.into_iter().map(|f| f.path).collect();
+    assert_eq!(found, expected.iter().map(|e| e.0.clone()).collect::<Vec<_>>());
+    let listing = pi_session::listing::list(&root);
+    assert!(listing.other.is_empty(), "{:?}", listing.other);
+    let got: Vec<(PathBuf, usize)> = listing.sessions.iter().map(|s| (s.path.clone(), s.entry_count)).collect();
+    assert_eq!(got, expected);
+}
