@@ -33,7 +33,7 @@ mod in_process;
 mod pi_steps;
 mod report;
 
-use child::{run, run_opts, Run};
+use child::{children_cpu_secs, run, run_opts, Run};
 use in_process::{cached_open, incremental};
 use report::{gbps, mb, ratio, secs, Ratio, Report};
 
@@ -216,10 +216,14 @@ fn cat_all(c: &Corpus, list0: &Path) -> std::io::Result<Run> {
     // stdout to /dev/null: cat still reads every byte.
     let devnull = std::fs::File::create("/dev/null")?;
     let list = std::fs::File::open(list0)?;
+    let cpu_before = children_cpu_secs();
     let t = Instant::now();
     let status = cmd.stdin(list).stdout(devnull).stderr(Stdio::inherit()).status()?;
+    let secs = t.elapsed().as_secs_f64();
     let _ = c;
-    Ok(Run { secs: t.elapsed().as_secs_f64(), status: status.code().unwrap_or(-1), max_rss_kb: 0, cpu_secs: 0.0, stdout: Vec::new(), stdout_len: 0, stderr: Vec::new() })
+    // xargs waits for its cats, so their CPU time is in its own when it is reaped.
+    let cpu_secs = children_cpu_secs() - cpu_before;
+    Ok(Run { secs, status: status.code().unwrap_or(-1), max_rss_kb: 0, cpu_secs, stdout: Vec::new(), stdout_len: 0, stderr: Vec::new() })
 }
 
 /// Drops the page cache of every corpus file (`posix_fadvise(POSIX_FADV_DONTNEED)`, which any

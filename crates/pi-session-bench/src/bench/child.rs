@@ -94,8 +94,20 @@ pub(super) fn run_opts(cmd: &mut Command, keep: bool, oom_first: bool) -> std::i
     } else {
         -1
     };
-    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    let cpu_secs = tv(ru.ru_utime) + tv(ru.ru_stime);
-    Ok(Run { secs, status, max_rss_kb: ru.ru_maxrss as u64, cpu_secs, stdout, stdout_len: n, stderr: errt.join().unwrap_or_default() })
+    Ok(Run { secs, status, max_rss_kb: ru.ru_maxrss as u64, cpu_secs: cpu_secs(&ru), stdout, stdout_len: n, stderr: errt.join().unwrap_or_default() })
 }
 
+/// User plus system CPU time of a `rusage`.
+fn cpu_secs(ru: &libc::rusage) -> f64 {
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    tv(ru.ru_utime) + tv(ru.ru_stime)
+}
+
+/// User plus system CPU time of this process's reaped children so far (their children
+/// included, once those were waited for).
+pub(super) fn children_cpu_secs() -> f64 {
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `ru` is a valid rusage for getrusage to fill.
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru) };
+    cpu_secs(&ru)
+}

@@ -38,7 +38,7 @@ pub(super) fn floor_pairs(rep: &mut Report, c: &Corpus, list0: &Path, pairs: usi
         prep();
         let cat = match cat_all(c, list0) {
             Ok(r) if r.ok() => {
-                rep.row(&format!("cat of every corpus byte ({tag}{of})"), secs(r.secs), format!("{:.2} GB/s", gbps(c.bytes, r.secs)));
+                rep.row(&format!("cat of every corpus byte ({tag}{of})"), secs(r.secs), format!("{:.2} GB/s, CPU {:.2} s", gbps(c.bytes, r.secs), r.cpu_secs));
                 cats.push(r.secs);
                 Some(r.secs)
             }
