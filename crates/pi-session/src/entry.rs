@@ -166,10 +166,10 @@ pub struct MessageMeta {
     pub is_error: bool,
 }
 
-/// A message's [`MessageMeta`], read through `Deref`: its own box when the line was parsed,
-/// or its place in a block shared by the messages decoded together from a snapshot (one
-/// allocation per block instead of one per message, so a reopen touches far fewer fresh
-/// pages).
+/// A message's [`MessageMeta`], read through `Deref`: its own box when the line was parsed, its
+/// place in a block shared by the messages parsed together (one allocation per block instead of
+/// one per message), or, for a session opened from its snapshot, its place in a block of the
+/// snapshot decoded on first read (so opening a big session touches few fresh pages).
 #[derive(Clone)]
 pub struct MetaRef(MetaRepr);
 
@@ -177,6 +177,7 @@ pub struct MetaRef(MetaRepr);
 enum MetaRepr {
     Own(Box<MessageMeta>),
     Shared(std::sync::Arc<crate::session::HugeVec<MessageMeta>>, u32),
+    Lazy(std::sync::Arc<crate::session::LazyMetas>, u32),
 }
 
 impl MetaRef {
@@ -184,6 +185,20 @@ impl MetaRef {
     pub(crate) fn shared(block: &std::sync::Arc<crate::session::HugeVec<MessageMeta>>, i: u32) -> MetaRef {
         debug_assert!((i as usize) < block.len());
         MetaRef(MetaRepr::Shared(block.clone(), i))
+    }
+
+    /// The `i`th meta of a block of a snapshot (`i` below the block's count).
+    pub(crate) fn lazy(block: &std::sync::Arc<crate::session::LazyMetas>, i: u32) -> MetaRef {
+        MetaRef(MetaRepr::Lazy(block.clone(), i))
+    }
+
+    /// Whether the meta has been decoded: `None` unless it is in a block of a snapshot.
+    #[cfg(test)]
+    pub(crate) fn decoded(&self) -> Option<bool> {
+        match &self.0 {
+            MetaRepr::Lazy(block, _) => Some(block.decoded()),
+            _ => None,
+        }
     }
 }
 
@@ -199,6 +214,7 @@ impl std::ops::Deref for MetaRef {
         match &self.0 {
             MetaRepr::Own(m) => m,
             MetaRepr::Shared(block, i) => &block[*i as usize],
+            MetaRepr::Lazy(block, i) => block.get(*i),
         }
     }
 }

@@ -30,6 +30,7 @@ use metas::Metas;
 pub use pages::HugePages;
 pub(crate) use pages::{huge_pages, FileBytes, HugeVec};
 pub use snapshot::{cache_dir, CacheUse, Encoded, SkeletonCache};
+pub(crate) use snapshot::LazyMetas;
 
 /// Bytes read per batch of lines.
 const BATCH: usize = 4 * 1024 * 1024;

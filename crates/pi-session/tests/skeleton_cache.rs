@@ -89,15 +89,20 @@ fn every_damage_example_and_demo_session_reopens_from_its_snapshot_as_read_in_fu
 
 /// A session with branches, labels and a torn last line.
 fn session(dir: &Path) -> PathBuf {
+    session_of(dir, 400)
+}
+
+/// [`session`] with `n` messages.
+fn session_of(dir: &Path, n: usize) -> PathBuf {
     let path = dir.join("s.jsonl");
     let mut s = String::from("{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}\n");
     let mut parent = "null".to_string();
-    for i in 0..400 {
+    for i in 0..n {
         let id = format!("{:08x}", i + 1);
         let role = if i % 2 == 0 { "user" } else { "assistant" };
         s += &format!(
             "{{\"type\":\"message\",\"id\":\"{id}\",\"parentId\":{parent},\"timestamp\":\"2026-01-01T00:{:02}:{:02}.000Z\",\"message\":{{\"role\":\"{role}\",\"content\":[{{\"type\":\"text\",\"text\":\"line {i} \\u00e9\"}}],\"provider\":\"p\",\"model\":\"m\",\"usage\":{{\"input\":1,\"output\":2,\"cacheRead\":0,\"cacheWrite\":0,\"totalTokens\":3,\"cost\":{{\"total\":0.5}}}}}}}}\n",
-            i / 60,
+            i / 60 % 60,
             i % 60
         );
         // Every tenth entry starts a branch off an earlier one.
@@ -170,16 +175,21 @@ fn a_rewritten_or_replaced_file_is_read_in_full() {
 fn a_damaged_snapshot_is_ignored_and_replaced() {
     let dir = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
-    let path = session(dir.path());
+    // Three blocks of messages' metas (1,024 entries each).
+    let path = session_of(dir.path(), 2_500);
     let full = full(&path);
     open(&path, cache.path());
     let snap = snapshot(cache.path());
     let good = std::fs::read(&snap).unwrap();
+    // The head (28 bytes), the payload, then the metas section.
+    let metas_at = 28 + u64::from_le_bytes(good[12..20].try_into().unwrap()) as usize;
+    assert!(metas_at < good.len() - 1000, "the metas section follows the payload");
     let seed = common::seed();
     eprintln!("seed {seed}");
     let mut rng = common::Rng(seed);
     let mut cuts: Vec<usize> = (0..40).map(|_| rng.below(good.len())).collect();
-    cuts.extend([0, 1, 27, 28, good.len() - 1]);
+    cuts.extend((0..10).map(|_| metas_at + rng.below(good.len() - metas_at)));
+    cuts.extend([0, 1, 27, 28, metas_at - 1, metas_at, metas_at + 1, good.len() - 1]);
     for at in cuts {
         // Cut short.
         std::fs::write(&snap, &good[..at]).unwrap();
@@ -191,8 +201,19 @@ fn a_damaged_snapshot_is_ignored_and_replaced() {
         bad[at] ^= 0x41;
         std::fs::write(&snap, &bad).unwrap();
         let (ix, used) = open(&path, cache.path());
-        assert_eq!(used, CacheUse::Miss, "byte {at} changed");
-        assert_eq!(observable(&ix), full);
+        if at < metas_at {
+            assert_eq!(used, CacheUse::Miss, "byte {at} changed");
+            assert_eq!(observable(&ix), full);
+        } else {
+            // The metas are read when first used: the damaged block is found then, taken from
+            // the session file, and the snapshot removed, so the next open reads the file.
+            assert_eq!(used, CacheUse::Hit, "byte {at} of the metas section changed");
+            assert!(snap.exists());
+            assert_eq!(observable(&ix), full, "byte {at} of the metas section changed");
+            assert!(!snap.exists(), "the damaged snapshot is removed");
+            drop(ix);
+            assert_eq!(open(&path, cache.path()).1, CacheUse::Miss);
+        }
         // Each miss wrote a good snapshot again.
         assert_eq!(std::fs::read(&snap).unwrap(), good);
     }

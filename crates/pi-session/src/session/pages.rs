@@ -100,17 +100,25 @@ unsafe impl Send for FileBytes {}
 unsafe impl Sync for FileBytes {}
 
 impl FileBytes {
+    #[cfg(test)]
     pub(crate) fn read(path: &std::path::Path) -> std::io::Result<FileBytes> {
+        let f = std::fs::File::open(path)?;
+        let len = usize::try_from(f.metadata()?.len()).map_err(|_| std::io::ErrorKind::InvalidData)?;
+        FileBytes::map(&f, len)
+    }
+
+    /// The first `len` bytes of `f` (which must have as many).
+    pub(crate) fn map(f: &std::fs::File, len: usize) -> std::io::Result<FileBytes> {
         #[cfg(target_os = "linux")]
         {
             use std::os::fd::AsRawFd;
-            let f = std::fs::File::open(path)?;
-            let len = usize::try_from(f.metadata()?.len())
-                .map_err(|_| std::io::ErrorKind::InvalidData)?;
             if len == 0 {
                 return Ok(FileBytes { map: None });
             }
-            // SAFETY: a new private read-only mapping of a file we opened; checked for failure.
+            if !f.metadata()?.is_file() {
+                return Err(std::io::ErrorKind::InvalidInput.into());
+            }
+            // SAFETY: a new private read-only mapping of an open file; checked for failure.
             let p = unsafe {
                 libc::mmap(
                     std::ptr::null_mut(),
@@ -130,9 +138,11 @@ impl FileBytes {
         }
         #[cfg(not(target_os = "linux"))]
         {
-            Ok(FileBytes {
-                bytes: std::fs::read(path)?,
-            })
+            use std::io::Read;
+            let mut bytes = vec![0; len];
+            let mut f = f;
+            f.read_exact(&mut bytes)?;
+            Ok(FileBytes { bytes })
         }
     }
 }

@@ -24,10 +24,13 @@ use crate::tree::Tree;
 use crate::{Error, Session};
 
 mod codec;
+mod lazy;
 use codec::{decode, encode, Writer};
+pub(crate) use lazy::LazyMetas;
+use lazy::MetaSource;
 
 /// Bumped whenever the index or this encoding changes.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 const MAGIC: &[u8; 8] = b"PISKEL\0\0";
 /// Files smaller than this are read in full (parsing them costs about as much as decoding).
 const MIN_BYTES: u64 = 4 * 1024 * 1024;
@@ -179,20 +182,24 @@ impl Session {
 }
 
 /// A snapshot of `path`, when there is one that still matches the file's bytes it vouches for.
+/// The file holds a 28-byte head (magic, format, the payload's length and checksum), the payload,
+/// then the messages' metas, read when first used (`lazy.rs`).
 fn read_snapshot(file: &Path, path: &Path, key: &str) -> Option<Session> {
-    let bytes = super::FileBytes::read(file).ok()?;
-    let (head, body) = bytes.split_at_checked(28)?;
+    let mut f = File::open(file).ok()?;
+    let file_len = f.metadata().ok()?.len();
+    let head = read_at(&mut f, 0, 28).ok()?;
     if &head[..8] != MAGIC || u32::from_le_bytes(head[8..12].try_into().ok()?) != FORMAT {
         return None;
     }
     let len = u64::from_le_bytes(head[12..20].try_into().ok()?);
     let sum = u64::from_le_bytes(head[20..28].try_into().ok()?);
-    if body.len() as u64 != len {
-        return None;
-    }
+    let end = len.checked_add(28).filter(|&end| end <= file_len)?;
+    let bytes = super::FileBytes::map(&f, usize::try_from(end).ok()?).ok()?;
+    let body = &bytes[28..];
+    let source = |ino| std::sync::Arc::new(MetaSource::new(f, file.to_path_buf(), end, path.to_path_buf(), ino));
     // The checksum is computed while the payload decodes (decoding damage is safe: every read
     // is bounds-checked); a mismatch discards the result.
-    let (good, decoded) = rayon::join(|| checksum(body) == sum, || decode(body, path, key));
+    let (good, decoded) = rayon::join(|| checksum(body) == sum, || decode(body, path, key, file_len - end, source));
     let (s, probe) = decoded.filter(|_| good)?;
     let mut f = File::open(path).ok()?;
     (probes(&mut f, s.index.committed_len).ok()? == probe).then_some(s)
@@ -229,6 +236,8 @@ fn checksum(b: &[u8]) -> u64 {
 pub struct Encoded {
     file: PathBuf,
     payload: Vec<u8>,
+    /// The messages' metas: the section after the payload.
+    metas: Vec<u8>,
 }
 
 fn encode_session(dir: &Path, s: &Session) -> Option<Encoded> {
@@ -236,11 +245,12 @@ fn encode_session(dir: &Path, s: &Session) -> Option<Encoded> {
     let key = key_of(&ix.path);
     let mut f = File::open(&ix.path).ok()?;
     let probe = probes(&mut f, ix.committed_len).ok()?;
-    let mut payload = Vec::with_capacity(64 + ix.entries.len() * 160);
+    let mut payload = Vec::with_capacity(64 + ix.entries.len() * 100);
+    let mut metas = Vec::with_capacity(ix.entries.len() * 100);
     Writer(&mut payload).str(&key);
-    encode(&mut payload, ix, probe);
+    encode(&mut payload, &mut metas, ix, probe);
     Writer(&mut payload).tree(&s.tree);
-    Some(Encoded { file: snapshot_file(dir, &key), payload })
+    Some(Encoded { file: snapshot_file(dir, &key), payload, metas })
 }
 
 impl Encoded {
@@ -248,7 +258,7 @@ impl Encoded {
     /// cannot be written is no error).
     pub fn write(self) {
         static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let (file, w) = (self.file, self.payload);
+        let (file, w, metas) = (self.file, self.payload, self.metas);
         let Some(dir) = file.parent() else { return };
         if std::fs::create_dir_all(dir).is_err() {
             return;
@@ -262,6 +272,7 @@ impl Encoded {
             out.write_all(&(w.len() as u64).to_le_bytes())?;
             out.write_all(&checksum(&w).to_le_bytes())?;
             out.write_all(&w)?;
+            out.write_all(&metas)?;
             out.flush()
         })()
         .is_ok()

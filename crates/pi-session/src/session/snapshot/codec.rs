@@ -11,11 +11,16 @@ use super::super::{Checkpoint, ScanState, SessionIndex, TailCandidate};
 use crate::diag::{DiagKind, Diagnostic, Severity};
 use crate::entry::{Detail, Entry, Id, Kind, MessageMeta, MetaRef, Parent, Replacement, Role, Usage};
 use crate::header::{FileStamp, Header};
-use crate::session::{HugePages, HugeVec, IdMap};
+use crate::session::IdMap;
 use crate::tree::{Children, LabelInfo, Leaf, Tree, NONE};
 use crate::Session;
 
-pub(super) fn encode(w: &mut Vec<u8>, ix: &SessionIndex, probe: (u64, u64)) {
+use super::lazy::{BlockAt, LazyMetas, MetaSource, BLOCK};
+use std::sync::Arc;
+
+/// Encodes the index into `w` (the payload) and its messages' metas into `metas` (the section
+/// after the payload, in blocks of [`BLOCK`] entries that decode on first read).
+pub(super) fn encode(w: &mut Vec<u8>, metas: &mut Vec<u8>, ix: &SessionIndex, probe: (u64, u64)) {
     let mut w = Writer(w);
     w.u64(probe.0);
     w.u64(probe.1);
@@ -30,13 +35,28 @@ pub(super) fn encode(w: &mut Vec<u8>, ix: &SessionIndex, probe: (u64, u64)) {
     let table = w.0.len();
     w.0.resize(table + 4 * ix.entries.len() + 8, 0);
     let start = w.0.len();
-    for (k, e) in ix.entries.iter().enumerate() {
-        let at = (w.0.len() - start) as u32;
-        w.0[table + 4 * k..table + 4 * k + 4].copy_from_slice(&at.to_le_bytes());
-        w.entry(e);
+    let mut blocks = Vec::with_capacity(ix.entries.len().div_ceil(BLOCK));
+    for (b, block) in ix.entries.chunks(BLOCK).enumerate() {
+        let (from, mut count) = (metas.len(), 0);
+        for (j, e) in block.iter().enumerate() {
+            let k = b * BLOCK + j;
+            let at = (w.0.len() - start) as u32;
+            w.0[table + 4 * k..table + 4 * k + 4].copy_from_slice(&at.to_le_bytes());
+            count += w.entry(e, &mut Writer(metas)) as u32;
+        }
+        let bytes = &metas[from..];
+        blocks.push(BlockAt { count, at: from as u64, len: bytes.len() as u32, sum: super::checksum(bytes) });
     }
     let len = (w.0.len() - start) as u64;
     w.0[start - 8..start].copy_from_slice(&len.to_le_bytes());
+    // Where each block's metas are in the section after the payload.
+    w.u64(metas.len() as u64);
+    for b in &blocks {
+        w.u32(b.count);
+        w.u64(b.at);
+        w.u32(b.len);
+        w.u64(b.sum);
+    }
     for &o in &ix.ordinals {
         w.u32(o);
     }
@@ -65,8 +85,10 @@ pub(super) fn encode(w: &mut Vec<u8>, ix: &SessionIndex, probe: (u64, u64)) {
 }
 
 /// Decodes a snapshot's payload: the entries on all cores, the id map and the rest (findings,
-/// read state, tree) beside them, each on a core as one comes free.
-pub(super) fn decode(b: &[u8], path: &Path, key: &str) -> Option<(Session, (u64, u64))> {
+/// read state, tree) beside them, each on a core as one comes free. The messages' metas stay in
+/// the section after the payload (`metas_len` bytes of the snapshot file, read through
+/// `source` when first used).
+pub(super) fn decode(b: &[u8], path: &Path, key: &str, metas_len: u64, source: impl FnOnce(u64) -> Arc<MetaSource>) -> Option<(Session, (u64, u64))> {
     let mut r = Reader { b, at: 0 };
     // A snapshot of another file whose name hashes alike is no snapshot of this one.
     if r.str()? != key {
@@ -84,12 +106,17 @@ pub(super) fn decode(b: &[u8], path: &Path, key: &str) -> Option<(Session, (u64,
     let table = r.take(4 * n)?;
     let len = usize::try_from(r.u64()?).ok()?;
     let body = r.take(len)?;
+    if r.u64()? != metas_len {
+        return None;
+    }
+    let blocks = r.take(n.div_ceil(BLOCK).checked_mul(24)?)?;
     ix.ordinals = r.u32s(n, u32::MAX, false)?;
     let len = usize::try_from(r.u64()?).ok()?;
     let ids = r.take(len)?;
     // The entries on all cores; the id map and the rest on whichever core is free.
+    let source = source(ix.stamp.ino);
     let (entries, (by_id, rest)) = rayon::join(
-        || decode_entries(table, body),
+        || decode_entries(table, body, blocks, metas_len, &source),
         || {
             rayon::join(
                 || by_id(ids, n),
@@ -137,17 +164,15 @@ fn by_id(b: &[u8], n: usize) -> Option<IdMap> {
     (r.at == b.len()).then_some(map)
 }
 
-/// Entries decoded per block: their messages' metas share one allocation, one huge page.
-const BLOCK: usize = (2 << 20) / std::mem::size_of::<MessageMeta>();
-
 /// The last value of each text field of a message's meta (provider, model, stop reason, tool
 /// name) decoded in a block: one message mostly repeats the one before.
 #[derive(Default)]
 struct Repeats<'a>([Option<(&'a [u8], CompactString)>; 4]);
 
-/// Decodes the entries on all cores: `table` holds where each starts in `body`, and each must
-/// end where the next starts.
-fn decode_entries(table: &[u8], body: &[u8]) -> Option<Vec<Entry>> {
+/// Decodes the entries on all cores, a block of [`BLOCK`] at a time: `table` holds where each
+/// starts in `body`, and each must end where the next starts; `blocks` where each block's metas
+/// are in the metas section (of `metas_len` bytes, read through `source`).
+fn decode_entries(table: &[u8], body: &[u8], blocks: &[u8], metas_len: u64, source: &Arc<MetaSource>) -> Option<Vec<Entry>> {
     use rayon::prelude::*;
     use std::sync::atomic::{AtomicBool, Ordering};
     let n = table.len() / 4;
@@ -156,40 +181,110 @@ fn decode_entries(table: &[u8], body: &[u8]) -> Option<Vec<Entry>> {
     let mut out: Vec<Entry> = Vec::with_capacity(n);
     super::super::huge_pages(&out);
     out.spare_capacity_mut()[..n].par_chunks_mut(BLOCK).enumerate().for_each(|(b, slots)| {
-        let mut metas = HugeVec::with_capacity_in(slots.len(), HugePages);
-        let mut with_meta = Vec::new();
-        let mut seen = Repeats::default();
+        let mut r = Reader { b: &blocks[24 * b..24 * b + 24], at: 0 };
+        let place = (|| Some(BlockAt { count: r.u32()?, at: r.u64()?, len: r.u32()?, sum: r.u64()? }))()
+            .filter(|p| p.at.checked_add(p.len as u64).is_some_and(|end| end <= metas_len));
+        let Some(place) = place else {
+            bad.store(true, Ordering::Relaxed);
+            for slot in slots.iter_mut() {
+                slot.write(placeholder());
+            }
+            return;
+        };
+        let block = Arc::new(LazyMetas::new(source, (b * BLOCK) as u32, place));
+        let mut with_meta = 0u32;
         for (j, slot) in slots.iter_mut().enumerate() {
             let k = b * BLOCK + j;
             let end = if k + 1 < n { start(k + 1) } else { body.len() };
             let entry = body.get(start(k)..end).and_then(|bytes| {
                 let mut r = Reader { b: bytes, at: 0 };
-                let before = metas.len();
-                let e = r.entry(&mut metas, &mut seen).filter(|_| r.at == bytes.len());
-                if e.is_none() {
-                    metas.truncate(before);
-                } else if metas.len() > before {
-                    with_meta.push(j as u32);
+                let (mut e, has_meta) = r.entry().filter(|_| r.at == bytes.len())?;
+                if let (Detail::Message { meta, .. }, true) = (&mut e.detail, has_meta) {
+                    if with_meta == place.count {
+                        return None;
+                    }
+                    *meta = Some(MetaRef::lazy(&block, with_meta));
+                    with_meta += 1;
                 }
-                e
+                Some(e)
             });
             slot.write(entry.unwrap_or_else(|| {
                 bad.store(true, Ordering::Relaxed);
-                Entry { line: 0, offset: 0, len: 0, kind: Kind::Message, id: None, parent: Parent::Missing, ts: 0.0, detail: Detail::None }
+                placeholder()
             }));
         }
-        // The block's metas in one allocation, each message pointing at its own.
-        let metas = std::sync::Arc::new(metas);
-        for (i, &j) in with_meta.iter().enumerate() {
-            // SAFETY: every slot of the block was written above.
-            if let Detail::Message { meta, .. } = unsafe { &mut slots[j as usize].assume_init_mut().detail } {
-                *meta = Some(MetaRef::shared(&metas, i as u32));
-            }
+        if with_meta != place.count {
+            bad.store(true, Ordering::Relaxed);
         }
     });
     // SAFETY: every one of the first `n` slots was written (a placeholder where decoding failed).
     unsafe { out.set_len(n) };
     (!bad.load(Ordering::Relaxed)).then_some(out)
+}
+
+/// What a slot holds where an entry could not be decoded (the snapshot is then discarded).
+fn placeholder() -> Entry {
+    Entry { line: 0, offset: 0, len: 0, kind: Kind::Message, id: None, parent: Parent::Missing, ts: 0.0, detail: Detail::None }
+}
+
+/// A block's `count` metas from its bytes in the metas section (each one after the other, to
+/// the end of `b`).
+pub(super) fn decode_metas(b: &[u8], count: usize) -> Option<Vec<MessageMeta>> {
+    let mut r = Reader { b, at: 0 };
+    let mut seen = Repeats::default();
+    let mut out = Vec::with_capacity(count);
+    for _ in 0..count {
+        let [provider, model, stop_reason, tool_name] = &mut seen.0;
+        out.push(MessageMeta {
+            provider: r.opt_cs_seen(provider)?,
+            model: r.opt_cs_seen(model)?,
+            stop_reason: r.opt_cs_seen(stop_reason)?,
+            usage: r.usage()?,
+            tool_name: r.opt_cs_seen(tool_name)?,
+            is_error: r.bool()?,
+        });
+    }
+    (r.at == b.len()).then_some(out)
+}
+
+/// `b` as text: short ASCII (ids, names) without the general UTF-8 check.
+fn utf8(b: &[u8]) -> Option<&str> {
+    if b.is_ascii() {
+        // SAFETY: ASCII is UTF-8.
+        Some(unsafe { std::str::from_utf8_unchecked(b) })
+    } else {
+        std::str::from_utf8(b).ok()
+    }
+}
+
+/// The little-endian u32s of `b` (whose length is a multiple of 4), in one copy.
+fn u32s_of(b: &[u8]) -> Vec<u32> {
+    let n = b.len() / 4;
+    let mut v: Vec<u32> = Vec::with_capacity(n);
+    if cfg!(target_endian = "little") {
+        // SAFETY: `n` u32s of room; a little-endian u32 has the bytes of its encoding.
+        unsafe {
+            std::ptr::copy_nonoverlapping(b.as_ptr(), v.as_mut_ptr().cast::<u8>(), 4 * n);
+            v.set_len(n);
+        }
+    } else {
+        v.extend(le_u32s(b));
+    }
+    v
+}
+
+/// One entry's children from their encoding (a multiple of 4 bytes).
+fn children_of(b: &[u8]) -> Children {
+    let n = b.len() / 4;
+    if n <= 4 {
+        let mut buf = [0u32; 4];
+        for (slot, c) in buf.iter_mut().zip(le_u32s(b)) {
+            *slot = c;
+        }
+        Children::from_buf_and_len(buf, n)
+    } else {
+        Children::from_vec(u32s_of(b))
+    }
 }
 
 /// The little-endian u32s of `b` (whose length is a multiple of 4).
@@ -344,7 +439,8 @@ impl Writer<'_> {
             self.str(id);
         }
     }
-    fn entry(&mut self, e: &Entry) {
+    /// Writes an entry, and its message's meta (if any) to `metas`: true when it had one.
+    fn entry(&mut self, e: &Entry, metas: &mut Writer) -> bool {
         self.u32(e.line);
         self.u64(e.offset);
         self.u32(e.len);
@@ -364,7 +460,19 @@ impl Writer<'_> {
             }
             Parent::Invalid => self.u8(3),
         }
+        if let Detail::Message { meta: Some(m), .. } = &e.detail {
+            metas.meta(m);
+        }
         self.detail(&e.detail);
+        e.meta().is_some()
+    }
+    fn meta(&mut self, m: &MessageMeta) {
+        for s in [&m.provider, &m.model, &m.stop_reason] {
+            self.opt_str(s.as_deref());
+        }
+        self.usage(m.usage.as_ref());
+        self.opt_str(m.tool_name.as_deref());
+        self.bool(m.is_error);
     }
     fn detail(&mut self, d: &Detail) {
         match d {
@@ -379,18 +487,8 @@ impl Writer<'_> {
                     }
                 }
                 self.opt_f64(*msg_ts);
-                match meta {
-                    Some(m) => {
-                        self.u8(1);
-                        for s in [&m.provider, &m.model, &m.stop_reason] {
-                            self.opt_str(s.as_deref());
-                        }
-                        self.usage(m.usage.as_ref());
-                        self.opt_str(m.tool_name.as_deref());
-                        self.bool(m.is_error);
-                    }
-                    None => self.u8(0),
-                }
+                // The meta itself is in the metas section.
+                self.bool(meta.is_some());
             }
             Detail::ThinkingLevel(l) => {
                 self.u8(2);
@@ -509,7 +607,7 @@ impl<'a> Reader<'a> {
     }
     fn str(&mut self) -> Option<&'a str> {
         let n = self.u32()? as usize;
-        std::str::from_utf8(self.take(n)?).ok()
+        utf8(self.take(n)?)
     }
     fn opt<T>(&mut self, f: impl FnOnce(&mut Self) -> Option<T>) -> Option<Option<T>> {
         match self.u8()? {
@@ -530,7 +628,7 @@ impl<'a> Reader<'a> {
             match seen {
                 Some((b, s)) if *b == bytes => Some(s.clone()),
                 _ => {
-                    let s = CompactString::from(std::str::from_utf8(bytes).ok()?);
+                    let s = CompactString::from(utf8(bytes)?);
                     *seen = Some((bytes, s.clone()));
                     Some(s)
                 }
@@ -606,8 +704,9 @@ impl<'a> Reader<'a> {
     }
     /// `n` little-endian u32s, each below `below` (or [`NONE`] when `none` allows it).
     fn u32s(&mut self, n: usize, below: u32, none: bool) -> Option<Vec<u32>> {
-        let v: Vec<u32> = le_u32s(self.take(n.checked_mul(4)?)?).collect();
-        v.iter().all(|&x| x < below || (none && x == NONE)).then_some(v)
+        let v = u32s_of(self.take(n.checked_mul(4)?)?);
+        let bad = if none { v.iter().fold(false, |bad, &x| bad | (x >= below && x != NONE)) } else { v.iter().fold(false, |bad, &x| bad | (x >= below)) };
+        (!bad).then_some(v)
     }
     fn bools(&mut self, n: usize) -> Option<Vec<bool>> {
         let b = self.take(n)?;
@@ -637,7 +736,7 @@ impl<'a> Reader<'a> {
         let mut at = 0;
         for c in le_u32s(counts) {
             let end = at + 4 * c as usize;
-            children.push(le_u32s(&flat[at..end]).collect::<Children>());
+            children.push(children_of(&flat[at..end]));
             at = end;
         }
         let roots = {
@@ -666,9 +765,9 @@ impl<'a> Reader<'a> {
         }
         Some(Tree { parent, children, roots, in_tree, depth, pre, post, labels, name, leaf, diagnostics, in_cycle, unresolved })
     }
-    /// An entry; a message's meta is pushed on `metas` (the entry's `meta` left `None` for the
-    /// caller to point at it).
-    fn entry(&mut self, metas: &mut HugeVec<MessageMeta>, seen: &mut Repeats<'a>) -> Option<Entry> {
+    /// An entry, and whether it is a message with a meta (left `None` for the caller to point at
+    /// its place in the metas section).
+    fn entry(&mut self) -> Option<(Entry, bool)> {
         let line = self.u32()?;
         let offset = self.u64()?;
         let len = self.u32()?;
@@ -685,9 +784,11 @@ impl<'a> Reader<'a> {
             3 => Parent::Invalid,
             _ => return None,
         };
-        Some(Entry { line, offset, len, kind, id, parent, ts, detail: self.detail(metas, seen)? })
+        let mut has_meta = false;
+        let detail = self.detail(&mut has_meta)?;
+        Some((Entry { line, offset, len, kind, id, parent, ts, detail }, has_meta))
     }
-    fn detail(&mut self, metas: &mut HugeVec<MessageMeta>, seen: &mut Repeats<'a>) -> Option<Detail> {
+    fn detail(&mut self, has_meta: &mut bool) -> Option<Detail> {
         Some(match self.u8()? {
             0 => Detail::None,
             1 => {
@@ -696,20 +797,8 @@ impl<'a> Reader<'a> {
                     r => ROLES.get(r as usize)?.clone(),
                 };
                 let msg_ts = self.opt_f64()?;
-                let [provider, model, stop_reason, tool_name] = &mut seen.0;
-                let meta = self.opt(|r| {
-                    Some(MessageMeta {
-                        provider: r.opt_cs_seen(provider)?,
-                        model: r.opt_cs_seen(model)?,
-                        stop_reason: r.opt_cs_seen(stop_reason)?,
-                        usage: r.usage()?,
-                        tool_name: r.opt_cs_seen(tool_name)?,
-                        is_error: r.bool()?,
-                    })
-                })?;
-                if let Some(m) = meta {
-                    metas.push(m);
-                }
+                // The caller points the message at its meta in the metas section.
+                *has_meta = self.bool()?;
                 Detail::Message { role, msg_ts, meta: None }
             }
             2 => Detail::ThinkingLevel(self.opt_cs()?),
