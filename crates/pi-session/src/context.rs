@@ -129,18 +129,22 @@ impl ContextPlan {
             Leaf::Null => Vec::new(),
             Leaf::Entry(i) => tree.path_to(i),
         };
-        // The last thinking level and model on the path (strings made once, at the end: the
-        // path of a long session passes many thousand assistant messages).
+        // The last thinking level, model and compaction on the path, found walking up from the
+        // leaf until all three are (the path of a long session passes many thousand entries;
+        // strings are made once, at the end).
         let mut thinking_entry = None;
         let mut model_entry = None;
         let mut compaction_pos = None;
-        for (pos, &i) in path.iter().enumerate() {
+        for (pos, &i) in path.iter().enumerate().rev() {
             let e = &ix.entries[i as usize];
             match (&e.kind, &e.detail) {
-                (Kind::ThinkingLevelChange, Detail::ThinkingLevel(_)) => thinking_entry = Some(i),
-                (Kind::ModelChange, Detail::ModelChange { .. }) | (Kind::Message, Detail::Message { role: Role::Assistant, .. }) => model_entry = Some(i),
-                (Kind::Compaction, _) => compaction_pos = Some(pos),
+                (Kind::ThinkingLevelChange, Detail::ThinkingLevel(_)) => _ = thinking_entry.get_or_insert(i),
+                (Kind::ModelChange, Detail::ModelChange { .. }) | (Kind::Message, Detail::Message { role: Role::Assistant, .. }) => _ = model_entry.get_or_insert(i),
+                (Kind::Compaction, _) => _ = compaction_pos.get_or_insert(pos),
                 _ => {}
+            }
+            if thinking_entry.is_some() && model_entry.is_some() && compaction_pos.is_some() {
+                break;
             }
         }
         let thinking_level = match thinking_entry.map(|i| &ix.entries[i as usize].detail) {
