@@ -138,9 +138,10 @@ impl FileBytes {
         }
         #[cfg(not(target_os = "linux"))]
         {
-            use std::io::Read;
+            use std::io::{Read, Seek};
             let mut bytes = vec![0; len];
             let mut f = f;
+            f.seek(std::io::SeekFrom::Start(0))?;
             f.read_exact(&mut bytes)?;
             Ok(FileBytes { bytes })
         }
