@@ -115,9 +115,6 @@ impl FileBytes {
             if len == 0 {
                 return Ok(FileBytes { map: None });
             }
-            if !f.metadata()?.is_file() {
-                return Err(std::io::ErrorKind::InvalidInput.into());
-            }
             // SAFETY: a new private read-only mapping of an open file; checked for failure.
             let p = unsafe {
                 libc::mmap(

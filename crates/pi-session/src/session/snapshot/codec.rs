@@ -18,6 +18,9 @@ use crate::Session;
 use super::lazy::{BlockAt, LazyMetas, MetaSource, BLOCK};
 use std::sync::Arc;
 
+mod write;
+pub(super) use write::Writer;
+
 /// Encodes the index into `w` (the payload) and its messages' metas into `metas` (the section
 /// after the payload, in blocks of [`BLOCK`] entries that decode on first read).
 pub(super) fn encode(w: &mut Vec<u8>, metas: &mut Vec<u8>, ix: &SessionIndex, probe: (u64, u64)) {
@@ -52,10 +55,7 @@ pub(super) fn encode(w: &mut Vec<u8>, metas: &mut Vec<u8>, ix: &SessionIndex, pr
     // Where each block's metas are in the section after the payload.
     w.u64(metas.len() as u64);
     for b in &blocks {
-        w.u32(b.count);
-        w.u64(b.at);
-        w.u32(b.len);
-        w.u64(b.sum);
+        w.block_at(b);
     }
     for &o in &ix.ordinals {
         w.u32(o);
@@ -181,8 +181,8 @@ fn decode_entries(table: &[u8], body: &[u8], blocks: &[u8], metas_len: u64, sour
     let mut out: Vec<Entry> = Vec::with_capacity(n);
     super::super::huge_pages(&out);
     out.spare_capacity_mut()[..n].par_chunks_mut(BLOCK).enumerate().for_each(|(b, slots)| {
-        let mut r = Reader { b: &blocks[24 * b..24 * b + 24], at: 0 };
-        let place = (|| Some(BlockAt { count: r.u32()?, at: r.u64()?, len: r.u32()?, sum: r.u64()? }))()
+        let place = Reader { b: &blocks[24 * b..24 * b + 24], at: 0 }
+            .block_at()
             .filter(|p| p.at.checked_add(p.len as u64).is_some_and(|end| end <= metas_len));
         let Some(place) = place else {
             bad.store(true, Ordering::Relaxed);
@@ -292,262 +292,6 @@ fn le_u32s(b: &[u8]) -> impl Iterator<Item = u32> + '_ {
     b.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
 }
 
-pub(super) struct Writer<'a>(pub(super) &'a mut Vec<u8>);
-
-impl Writer<'_> {
-    fn u8(&mut self, v: u8) {
-        self.0.push(v);
-    }
-    fn bool(&mut self, v: bool) {
-        self.u8(v as u8);
-    }
-    fn u32(&mut self, v: u32) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    fn u64(&mut self, v: u64) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    fn f64(&mut self, v: f64) {
-        self.u64(v.to_bits());
-    }
-    pub(super) fn str(&mut self, s: &str) {
-        self.u32(s.len() as u32);
-        self.0.extend_from_slice(s.as_bytes());
-    }
-    fn opt_str(&mut self, s: Option<&str>) {
-        match s {
-            Some(s) => {
-                self.u8(1);
-                self.str(s);
-            }
-            None => self.u8(0),
-        }
-    }
-    fn opt_f64(&mut self, v: Option<f64>) {
-        self.opt_u64(v.map(f64::to_bits));
-    }
-    fn opt_u64(&mut self, v: Option<u64>) {
-        match v {
-            Some(v) => {
-                self.u8(1);
-                self.u64(v);
-            }
-            None => self.u8(0),
-        }
-    }
-    fn stamp(&mut self, s: &FileStamp) {
-        self.u64(s.len);
-        self.u64(s.mtime_ns as u64);
-        self.u64(s.ino);
-    }
-    fn usage(&mut self, u: Option<&Usage>) {
-        match u {
-            Some(u) => {
-                self.u8(1);
-                for v in [u.input, u.output, u.cache_read, u.cache_write, u.total_tokens, u.cost] {
-                    self.f64(v);
-                }
-            }
-            None => self.u8(0),
-        }
-    }
-    fn opt_header(&mut self, h: Option<&Header>) {
-        let Some(h) = h else { return self.u8(0) };
-        self.u8(1);
-        self.u32(h.line);
-        self.opt_f64(h.version);
-        for s in [&h.id, &h.timestamp, &h.cwd, &h.parent_session] {
-            self.opt_str(s.as_deref());
-        }
-        self.bool(h.v4);
-        self.str(&h.raw);
-    }
-    fn diags(&mut self, d: &[Diagnostic]) {
-        self.u32(d.len() as u32);
-        for d in d {
-            self.opt_u64(d.line.map(u64::from));
-            self.str(d.kind.as_str());
-            self.u8(d.severity as u8);
-            self.str(&d.message);
-        }
-    }
-    fn scan(&mut self, s: &ScanState) {
-        self.u32(s.next_line);
-        self.u32(s.parsed_values);
-        self.bool(s.crlf_seen);
-        self.u32(s.diag_counts.len() as u32);
-        for (k, &n) in &s.diag_counts {
-            self.str(k.as_str());
-            self.u64(n as u64);
-        }
-        self.u32(s.blank_lines);
-        self.bool(s.last_line_terminated);
-        self.bool(s.seen_content);
-        match &s.tail_candidate {
-            Some(t) => {
-                self.u8(1);
-                self.u32(t.number);
-                self.u64(t.offset);
-                self.u32(t.len);
-                self.str(&t.text);
-                self.str(&t.error);
-            }
-            None => self.u8(0),
-        }
-    }
-    fn u32s(&mut self, v: &[u32]) {
-        for &x in v {
-            self.u32(x);
-        }
-    }
-    fn bools(&mut self, v: &[bool]) {
-        self.0.extend(v.iter().map(|&b| b as u8));
-    }
-    pub(super) fn tree(&mut self, t: &Tree) {
-        self.u32(t.parent.len() as u32);
-        for v in [&t.parent, &t.depth, &t.pre, &t.post] {
-            self.u32s(v);
-        }
-        self.bools(&t.in_tree);
-        self.bools(&t.in_cycle);
-        for c in &t.children {
-            self.u32(c.len() as u32);
-        }
-        for c in &t.children {
-            self.u32s(c);
-        }
-        self.u32(t.roots.len() as u32);
-        self.u32s(&t.roots);
-        self.u32(t.labels.len() as u32);
-        for (id, l) in &t.labels {
-            self.str(id);
-            self.str(&l.text);
-            self.u32(l.line);
-            self.u32(l.entry);
-        }
-        self.opt_str(t.name.as_deref());
-        match t.leaf {
-            Leaf::Null => self.u8(0),
-            Leaf::Entry(i) => {
-                self.u8(1);
-                self.u32(i);
-            }
-        }
-        self.diags(&t.diagnostics);
-        self.u32(t.unresolved.len() as u32);
-        for id in &t.unresolved {
-            self.str(id);
-        }
-    }
-    /// Writes an entry, and its message's meta (if any) to `metas`: true when it had one.
-    fn entry(&mut self, e: &Entry, metas: &mut Writer) -> bool {
-        self.u32(e.line);
-        self.u64(e.offset);
-        self.u32(e.len);
-        self.f64(e.ts);
-        let kind = KINDS.iter().position(|k| *k == e.kind);
-        self.u8(kind.map_or(255, |k| k as u8));
-        if kind.is_none() {
-            self.str(e.kind.as_str());
-        }
-        self.opt_str(e.id.as_deref());
-        match &e.parent {
-            Parent::Null => self.u8(0),
-            Parent::Missing => self.u8(1),
-            Parent::Id(p) => {
-                self.u8(2);
-                self.str(p);
-            }
-            Parent::Invalid => self.u8(3),
-        }
-        if let Detail::Message { meta: Some(m), .. } = &e.detail {
-            metas.meta(m);
-        }
-        self.detail(&e.detail);
-        e.meta().is_some()
-    }
-    fn meta(&mut self, m: &MessageMeta) {
-        for s in [&m.provider, &m.model, &m.stop_reason] {
-            self.opt_str(s.as_deref());
-        }
-        self.usage(m.usage.as_ref());
-        self.opt_str(m.tool_name.as_deref());
-        self.bool(m.is_error);
-    }
-    fn detail(&mut self, d: &Detail) {
-        match d {
-            Detail::None => self.u8(0),
-            Detail::Message { role, msg_ts, meta } => {
-                self.u8(1);
-                match ROLES.iter().position(|r| r == role) {
-                    Some(i) => self.u8(i as u8),
-                    None => {
-                        self.u8(255);
-                        self.str(role.as_str().unwrap_or(""));
-                    }
-                }
-                self.opt_f64(*msg_ts);
-                // The meta itself is in the metas section.
-                self.bool(meta.is_some());
-            }
-            Detail::ThinkingLevel(l) => {
-                self.u8(2);
-                self.opt_str(l.as_deref());
-            }
-            Detail::ModelChange { provider, model_id } => {
-                self.u8(3);
-                self.opt_str(provider.as_deref());
-                self.opt_str(model_id.as_deref());
-            }
-            Detail::Compaction { first_kept, first_kept_index, retained_tail, system_message, usage } => {
-                self.u8(4);
-                self.opt_str(first_kept.as_deref());
-                self.opt_u64(first_kept_index.map(|v| v as u64));
-                self.opt_u64(retained_tail.map(u64::from));
-                self.bool(*system_message);
-                self.usage(usage.as_deref());
-            }
-            Detail::BranchSummary { from_id, summary_truthy, usage } => {
-                self.u8(5);
-                self.opt_str(from_id.as_deref());
-                self.bool(*summary_truthy);
-                self.usage(usage.as_deref());
-            }
-            Detail::Usage { usage } => {
-                self.u8(6);
-                self.usage(usage.as_deref());
-            }
-            Detail::ContextEdit { target, replacement } => {
-                self.u8(7);
-                self.opt_str(target.as_deref());
-                self.u8(*replacement as u8);
-            }
-            Detail::Label { target, label } => {
-                self.u8(8);
-                self.opt_str(target.as_deref());
-                self.opt_str(label.as_deref());
-            }
-            Detail::SessionInfo { name } => {
-                self.u8(9);
-                self.opt_str(name.as_deref());
-            }
-            Detail::Leaf { target, target_valid } => {
-                self.u8(10);
-                self.opt_str(target.as_deref());
-                self.bool(*target_valid);
-            }
-            Detail::CustomMessage { custom_type } => {
-                self.u8(11);
-                self.opt_str(custom_type.as_deref());
-            }
-            Detail::Custom { custom_type } => {
-                self.u8(12);
-                self.opt_str(custom_type.as_deref());
-            }
-        }
-    }
-}
-
 const KINDS: [Kind; 12] = [
     Kind::Message,
     Kind::ThinkingLevelChange,
@@ -646,6 +390,9 @@ impl<'a> Reader<'a> {
     }
     fn stamp(&mut self) -> Option<FileStamp> {
         Some(FileStamp { len: self.u64()?, mtime_ns: self.u64()? as i64, ino: self.u64()? })
+    }
+    fn block_at(&mut self) -> Option<BlockAt> {
+        Some(BlockAt { count: self.u32()?, at: self.u64()?, len: self.u32()?, sum: self.u64()? })
     }
     fn usage(&mut self) -> Option<Option<Usage>> {
         self.opt(|r| Some(Usage { input: r.f64()?, output: r.f64()?, cache_read: r.f64()?, cache_write: r.f64()?, total_tokens: r.f64()?, cost: r.f64()? }))
