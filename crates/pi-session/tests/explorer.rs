@@ -243,8 +243,9 @@ fn demo_sessions_markdown_follows_the_transcript() {
         assert_eq!(md.matches("## Assistant\n").count(), assistants, "{path}");
         let mut at = 0;
         for i in page.items.iter().filter(|i| i.role == Some(MessageRole::User)) {
-            let text = pi_session::view::content_text(&i.raw["message"]["content"]);
-            let first = text.trim().lines().next().unwrap_or("");
+            // As written to Markdown: `<`, `>` and `&` outside code as entities.
+            let text = pi_session::markdown::escape_html(pi_session::view::content_text(&i.raw["message"]["content"]).trim());
+            let first = text.lines().next().unwrap_or("");
             let pos = md[at..].find(first).unwrap_or_else(|| panic!("{path}: {first:?} not in order"));
             at += pos + first.len();
         }

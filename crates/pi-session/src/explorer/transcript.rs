@@ -94,7 +94,7 @@ impl Explorer {
         let mut reader = BodyReader::open(&s.index)?;
         let mut out = String::new();
         if let Some(n) = &s.tree.name {
-            out.push_str(&format!("# {n}\n\n"));
+            out.push_str(&format!("# {}\n\n", crate::markdown::heading_text(n)));
         }
         for i in nodes {
             let e = &s.index.entries[i as usize];

@@ -1,8 +1,10 @@
 //! The Markdown renderer. Prose is escaped so that no HTML tag, entity, link or image can form
 //! from session text (`< > & [ ] ( ) ! \` and backticks get a backslash or an entity); code goes
-//! in fences longer than any backtick run inside.
+//! in fences longer than any backtick run inside ([`crate::markdown::fence`]), every line of a
+//! quoted one quoted.
 
 use super::{Block, Doc, DocBody, Item, Section};
+use crate::markdown::{fence, lines};
 
 /// Escapes prose for Markdown: no raw HTML, no links, no emphasis surprises.
 pub fn esc(s: &str) -> String {
@@ -20,28 +22,6 @@ pub fn esc(s: &str) -> String {
         }
     }
     o
-}
-
-fn fence(o: &mut String, lang: &str, body: &str, quote: &str) {
-    let mut longest = 0;
-    let mut run = 0;
-    for c in body.chars() {
-        if c == '`' {
-            run += 1;
-            longest = longest.max(run);
-        } else {
-            run = 0;
-        }
-    }
-    let f = "`".repeat(longest.max(2) + 1);
-    let lang: String = lang.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
-    o.push_str(&format!("{quote}{f}{lang}\n"));
-    for l in body.lines() {
-        o.push_str(quote);
-        o.push_str(l);
-        o.push('\n');
-    }
-    o.push_str(&format!("{quote}{f}\n{quote}\n"));
 }
 
 pub fn render(doc: &Doc) -> String {
@@ -76,7 +56,7 @@ fn item(o: &mut String, it: &Item, quote: &str, level: usize) {
         match b {
             Block::Text(t) if t.trim().is_empty() => {}
             Block::Text(t) => {
-                for l in t.trim().lines() {
+                for l in lines(t.trim()) {
                     o.push_str(quote);
                     o.push_str(&esc(l));
                     o.push('\n');
