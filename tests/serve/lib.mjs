@@ -14,7 +14,8 @@ export const repo = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const bin = () => process.env.PI_SESSION_BIN ?? join(repo, "target/debug/pi-session");
 export const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 
-/** Starts `pi-session serve` on `root`; resolves with { url, origin, token, stop() }. */
+/** Starts `pi-session serve` on `root`; resolves with { url, origin, token, stop() } (the URL as
+ *  printed: `http://127.0.0.1:PORT/#token=…`). */
 export async function serve(root, extra = [], env = {}) {
 	const cache = mkdtempSync(join(tmpdir(), "pi-serve-cache-"));
 	const child = spawn(bin(), ["serve", "--sessions-dir", root, "--listen", "127.0.0.1:0", ...extra], {
@@ -31,7 +32,8 @@ export async function serve(root, extra = [], env = {}) {
 	return {
 		url,
 		origin: u.origin,
-		token: u.searchParams.get("token"),
+		// The token is in the fragment, which a browser never sends.
+		token: new URLSearchParams(u.hash.slice(1)).get("token"),
 		async stop() {
 			if (child.exitCode === null) {
 				const gone = new Promise((ok) => child.once("exit", ok));

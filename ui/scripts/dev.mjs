@@ -32,14 +32,22 @@ server.on("exit", (code) => {
 });
 
 const url = await new Promise((ok) => createInterface({ input: server.stdout }).once("line", ok));
-const { origin, searchParams } = new URL(url);
-const token = searchParams.get("token");
+// The token is in the URL's fragment.
+const { origin, hash } = new URL(url);
+const token = new URLSearchParams(hash.slice(1)).get("token");
 
 const vite = await createServer({
   root: ui,
   server: {
     proxy: {
-      "/api": { target: origin, changeOrigin: true, headers: { Authorization: `Bearer ${token}` } },
+      // The proxy adds the token; the page's Origin (Vite's) is not the server's, which refuses
+      // other origins, so it is dropped on the way.
+      "/api": {
+        target: origin,
+        changeOrigin: true,
+        headers: { Authorization: `Bearer ${token}` },
+        configure: (proxy) => proxy.on("proxyReq", (req) => req.removeHeader("origin")),
+      },
     },
   },
 });

@@ -36,7 +36,6 @@ pub fn run(args: ServeArgs, read_only: bool) -> ExitCode {
         s.path = absolute(std::mem::take(&mut s.path));
     }
     let cfg = Config {
-        root: absolute(root.path),
         root_name: first.map(|s| s.name),
         more_roots: specs,
         root_source: root.source.as_str().into(),
@@ -44,15 +43,16 @@ pub fn run(args: ServeArgs, read_only: bool) -> ExitCode {
         allow_writes: args.allow_writes,
         read_only,
         watch: !args.no_watch,
+        ..Config::new(absolute(root.path))
     };
-    let writes = if read_only || !args.allow_writes { "read-only" } else { "writes allowed" };
+    let writable = !read_only && args.allow_writes;
     let root_shown = cfg.root.display().to_string();
     match Server::start(cfg) {
         Ok(server) => {
-            if !server.addr().ip().is_loopback() {
-                eprintln!("pi-session: warning: listening on {} — anyone who can reach it and has the token can read the sessions", server.addr());
+            if let Some(w) = exposure_warning(server.addr(), writable) {
+                eprintln!("pi-session: warning: {w}");
             }
-            eprintln!("pi-session: serving {root_shown} ({writes})");
+            eprintln!("pi-session: serving {root_shown} ({})", if writable { "writes allowed" } else { "read-only" });
             // The one line on stdout: scripts read the URL from it.
             println!("{}", server.url());
             server.wait();
@@ -62,5 +62,30 @@ pub fn run(args: ServeArgs, read_only: bool) -> ExitCode {
             eprintln!("pi-session: {e}");
             ExitCode::from(1)
         }
+    }
+}
+
+/// What a server reachable beyond this machine exposes, when it is.
+pub fn exposure_warning(addr: SocketAddr, writable: bool) -> Option<String> {
+    if addr.ip().is_loopback() {
+        return None;
+    }
+    let what = if writable { "read the sessions and write to them (--allow-writes: navigate, label, fork)" } else { "read the sessions" };
+    Some(format!("listening on {addr} — anyone who can reach it and has the token can {what}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reachable_server_warns_of_what_the_token_allows() {
+        let any: SocketAddr = "0.0.0.0:8765".parse().unwrap();
+        let read = exposure_warning(any, false).unwrap();
+        assert!(read.contains("read the sessions") && !read.contains("write"), "{read}");
+        let write = exposure_warning(any, true).unwrap();
+        assert!(write.contains("read the sessions") && write.contains("write to them"), "{write}");
+        assert_eq!(exposure_warning("127.0.0.1:8765".parse().unwrap(), true), None);
+        assert_eq!(exposure_warning("[::1]:8765".parse().unwrap(), true), None);
     }
 }

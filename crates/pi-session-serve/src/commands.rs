@@ -6,10 +6,9 @@ use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use pi_session::api::{ApiError, ForkPosition, TreeQuery};
+use pi_session::api::{ApiError, ErrorCode, ForkPosition, TreeQuery};
 use pi_session::explorer::Explorer;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -221,19 +220,19 @@ fn args<T: DeserializeOwned>(command: &str, v: Value) -> Result<T, ServeError> {
     serde_json::from_value(v).map_err(|e| ServeError::BadArgs { command: command.into(), message: e.to_string() })
 }
 
+/// The window's `{code, message}` of a core error.
 pub(crate) fn core(e: pi_session::Error) -> ServeError {
-    // Through the window's `{code, message}`, whatever type `code` has there.
-    let api: ApiError = e.into();
-    let v = serde_json::to_value(&api).unwrap_or(Value::Null);
-    ServeError::Core {
-        code: v.get("code").and_then(Value::as_str).unwrap_or("internal").to_string(),
-        message: v.get("message").and_then(Value::as_str).unwrap_or_default().to_string(),
-    }
+    let ApiError { code, message } = e.into();
+    ServeError::Core { code, message }
+}
+
+fn internal(message: String) -> ServeError {
+    ServeError::Core { code: ErrorCode::Internal, message }
 }
 
 fn ok<T: Serialize>(r: Result<T, pi_session::Error>) -> Result<Value, ServeError> {
     let t = r.map_err(core)?;
-    serde_json::to_value(t).map_err(|e| ServeError::Core { code: "internal".into(), message: e.to_string() })
+    serde_json::to_value(t).map_err(|e| internal(e.to_string()))
 }
 
 fn val<T: Serialize>(t: T) -> Result<Value, ServeError> {
@@ -421,38 +420,20 @@ pub fn call(ex: &Explorer, find: &Find, command: &str, arguments: Value) -> Resu
     }
 }
 
-/// The HTTP status for an error code.
-pub fn status(code: &str) -> StatusCode {
-    match code {
-        "not-found" | "unknown-id" => StatusCode::NOT_FOUND,
-        "outside-root" | "read-only-mode" | "read-only" | "window-only" => StatusCode::FORBIDDEN,
-        "invalid" | "invalid-id" | "not-a-file" => StatusCode::BAD_REQUEST,
-        "tail-changing" | "in-cycle" => StatusCode::CONFLICT,
-        "corrupt" => StatusCode::UNPROCESSABLE_ENTITY,
-        _ => StatusCode::INTERNAL_SERVER_ERROR,
-    }
-}
-
-/// `{code, message}` with its status.
-pub(crate) fn error_response(e: &ServeError) -> Response {
-    let code = e.code().to_string();
-    (status(&code), Json(serde_json::json!({ "code": code, "message": e.to_string() }))).into_response()
-}
-
 pub(crate) async fn handle(State(st): State<Arc<Shared>>, Path(command): Path<String>, body: Bytes) -> Response {
     let arguments: Value = if body.iter().all(u8::is_ascii_whitespace) {
         Value::Null
     } else {
         match serde_json::from_slice(&body) {
             Ok(v) => v,
-            Err(e) => return error_response(&ServeError::BadArgs { command, message: e.to_string() }),
+            Err(e) => return ServeError::BadArgs { command, message: e.to_string() }.into_response(),
         }
     };
     let ex = st.explorer.clone();
     let find = st.find.clone();
     match tokio::task::spawn_blocking(move || call(&ex, &find, &command, arguments)).await {
         Ok(Ok(v)) => Json(v).into_response(),
-        Ok(Err(e)) => error_response(&e),
-        Err(e) => error_response(&ServeError::Core { code: "internal".into(), message: e.to_string() }),
+        Ok(Err(e)) => e.into_response(),
+        Err(e) => internal(e.to_string()).into_response(),
     }
 }

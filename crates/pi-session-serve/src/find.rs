@@ -18,7 +18,7 @@ pub struct Find {
 }
 
 fn err(e: pi_session_find::Error) -> ServeError {
-    ServeError::Core { code: e.code().to_string(), message: e.to_string() }
+    ServeError::Core { code: e.error_code(), message: e.to_string() }
 }
 
 impl Find {

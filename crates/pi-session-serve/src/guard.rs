@@ -1,18 +1,23 @@
-//! What every request passes: the `Host` check (when bound to loopback), the token, and the
-//! response headers (the window's CSP and friends).
+//! What every request passes: the `Host` check (when bound to loopback); then, on `/api/`,
+//! the request's origin (`Origin`, `Sec-Fetch-Site`), the token and, for a command, a JSON body.
+//! The page (the HTML shell and its assets) needs no token and holds none. Then the response
+//! headers (the window's CSP and friends).
+//!
+//! The token is accepted only as `Authorization: Bearer TOKEN`: nothing a browser sends by
+//! itself (a cookie, a URL) grants anything, so a page of another origin, even on another port
+//! of 127.0.0.1 (browsers do not separate cookies by port), has nothing to replay.
 
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, Method};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use axum::Json;
+use subtle::ConstantTimeEq;
 
+use crate::conns::Conn;
 use crate::{ServeError, Shared};
-
-/// The cookie that carries the token once the URL with `?token=` was opened.
-pub const COOKIE: &str = "pi_session_token";
 
 /// 32 bytes from the OS random generator, as hex.
 pub fn new_token() -> Result<String, ServeError> {
@@ -21,88 +26,118 @@ pub fn new_token() -> Result<String, ServeError> {
     Ok(b.iter().map(|x| format!("{x:02x}")).collect())
 }
 
-/// Equal strings, in time that does not depend on where they differ.
+/// Equal secrets, in time that does not depend on where they differ.
 pub fn same_secret(given: &[u8], expected: &[u8]) -> bool {
-    if given.len() != expected.len() {
+    given.ct_eq(expected).into()
+}
+
+/// The token of an `Authorization` value: the `Bearer` scheme (in any case), then the token.
+pub fn bearer(value: &str) -> Option<&str> {
+    let (scheme, token) = value.trim().split_once([' ', '\t'])?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+}
+
+/// A `Host` split into its name (an IPv6 address keeps its brackets) and port; `None` when the
+/// port is not 1 to 5 digits.
+fn split_host(host: &str) -> Option<(&str, Option<u16>)> {
+    let (name, port) = match host.rfind(']') {
+        Some(end) if host.starts_with('[') => match &host[end + 1..] {
+            "" => (host, None),
+            rest => (&host[..=end], Some(rest.strip_prefix(':')?)),
+        },
+        _ => match host.split_once(':') {
+            Some((n, p)) => (n, Some(p)),
+            None => (host, None),
+        },
+    };
+    let port = match port {
+        None => None,
+        Some(p) if (1..=5).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()) => Some(p.parse().ok()?),
+        Some(_) => return None,
+    };
+    Some((name, port))
+}
+
+/// True when `host` (a `Host` header) names this server bound on a loopback address: the name
+/// `localhost`, `127.0.0.1`, `[::1]` or the bound address itself, and the bound port (no port
+/// only when that is 80).
+pub fn host_allowed(host: &str, bound: SocketAddr) -> bool {
+    let Some((name, port)) = split_host(host) else { return false };
+    if port.unwrap_or(80) != bound.port() {
         return false;
     }
-    let diff = given.iter().zip(expected).fold(0u8, |acc, (a, b)| acc | (a ^ b));
-    std::hint::black_box(diff) == 0
-}
-
-/// True for `localhost`, `127.0.0.1`, `[::1]` (with or without a port).
-pub fn is_local_host(host: &str) -> bool {
-    let name = if let Some(rest) = host.strip_prefix('[') {
-        match rest.split_once(']') {
-            Some((h, port)) if port.is_empty() || port.starts_with(':') => return h == "::1",
-            _ => return false,
-        }
-    } else {
-        host.split(':').next().unwrap_or("")
+    if name.eq_ignore_ascii_case("localhost") {
+        return true;
+    }
+    let ip = match name.strip_prefix('[').and_then(|n| n.strip_suffix(']')) {
+        Some(v6) => v6.parse::<Ipv6Addr>().ok().map(IpAddr::V6),
+        None => name.parse::<Ipv4Addr>().ok().map(IpAddr::V4),
     };
-    let name = name.to_ascii_lowercase();
-    name == "localhost" || name == "127.0.0.1"
+    ip.is_some_and(|ip| ip == Ipv4Addr::LOCALHOST || ip == Ipv6Addr::LOCALHOST || ip == bound.ip())
 }
 
-fn token_from_query(query: Option<&str>) -> Option<&str> {
-    query?.split('&').find_map(|kv| kv.strip_prefix("token="))
+fn header_str<'a>(h: &'a HeaderMap, name: header::HeaderName) -> Option<&'a str> {
+    h.get(name).map(|v| v.to_str().unwrap_or("\u{fffd}"))
 }
 
-fn token_from_headers(req: &Request) -> Option<String> {
-    let h = req.headers();
-    if let Some(v) = h.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()) {
-        if let Some(t) = v.strip_prefix("Bearer ") {
-            return Some(t.trim().to_string());
+/// Refuses a request that a page of another origin sent: an `Origin` other than this server's
+/// (`http://` or `https://` and the `Host` it was sent to), or a `Sec-Fetch-Site` of
+/// `cross-site` or `same-site` (another port of the same host is the same site).
+pub fn same_origin(h: &HeaderMap) -> Result<(), ServeError> {
+    if let Some(site) = header_str(h, header::HeaderName::from_static("sec-fetch-site")) {
+        if site.eq_ignore_ascii_case("cross-site") || site.eq_ignore_ascii_case("same-site") {
+            return Err(ServeError::ForbiddenOrigin(format!("Sec-Fetch-Site: {site}")));
         }
     }
-    for v in h.get_all(header::COOKIE) {
-        let Ok(s) = v.to_str() else { continue };
-        for part in s.split(';') {
-            if let Some(t) = part.trim().strip_prefix(COOKIE).and_then(|r| r.strip_prefix('=')) {
-                return Some(t.to_string());
-            }
+    if let Some(origin) = header_str(h, header::ORIGIN) {
+        let host = header_str(h, header::HOST).unwrap_or("").to_ascii_lowercase();
+        let o = origin.to_ascii_lowercase();
+        let own = |scheme: &str| !host.is_empty() && o.strip_prefix(scheme) == Some(host.as_str());
+        if !own("http://") && !own("https://") {
+            return Err(ServeError::ForbiddenOrigin(format!("Origin: {origin}")));
         }
     }
-    None
+    Ok(())
 }
 
-fn refuse(status: StatusCode, code: &str, message: &str) -> Response {
-    (status, Json(serde_json::json!({ "code": code, "message": message }))).into_response()
+/// True when `Content-Type` is `application/json` (with any parameters).
+pub fn is_json(h: &HeaderMap) -> bool {
+    header_str(h, header::CONTENT_TYPE).is_some_and(|ct| ct.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json"))
 }
 
-/// The `Host` check, then the token: `Authorization: Bearer`, the cookie, or `?token=` on a page
-/// load (which sets the cookie and redirects to the same page without the token).
+/// The `Host` check, then for `/api/`: the origin, the token (`Authorization: Bearer` only) and
+/// a JSON body for a command. A request that passes marks its connection authenticated.
 pub(crate) async fn check(State(st): State<Arc<Shared>>, req: Request, next: Next) -> Response {
-    if st.loopback_only {
-        let host = req.headers().get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("");
-        if !is_local_host(host) {
-            return refuse(StatusCode::FORBIDDEN, "forbidden-host", "this server only answers to localhost, 127.0.0.1 or [::1]");
-        }
+    let h = req.headers();
+    if st.bound.ip().is_loopback() && !host_allowed(header_str(h, header::HOST).unwrap_or(""), st.bound) {
+        return ServeError::ForbiddenHost.into_response();
     }
-    let expected = st.token.as_bytes();
-    if let Some(t) = token_from_headers(&req) {
-        if same_secret(t.as_bytes(), expected) {
-            return next.run(req).await;
-        }
+    if !req.uri().path().starts_with("/api/") {
+        return next.run(req).await;
     }
-    if req.method() == axum::http::Method::GET {
-        if let Some(t) = token_from_query(req.uri().query()) {
-            if same_secret(t.as_bytes(), expected) {
-                let cookie = format!("{COOKIE}={}; Path=/; HttpOnly; SameSite=Strict", st.token);
-                let to = req.uri().path().to_string();
-                return (StatusCode::SEE_OTHER, [(header::SET_COOKIE, cookie), (header::LOCATION, to)]).into_response();
-            }
-        }
+    if let Err(e) = same_origin(h) {
+        return e.into_response();
     }
-    refuse(StatusCode::UNAUTHORIZED, "unauthorized", "open the URL that `pi-session serve` printed (it carries the token)")
+    let token = header_str(h, header::AUTHORIZATION).and_then(bearer);
+    if !token.is_some_and(|t| same_secret(t.as_bytes(), st.token.as_bytes())) {
+        return ServeError::Unauthorized.into_response();
+    }
+    if let Some(conn) = req.extensions().get::<Arc<Conn>>() {
+        conn.authenticated();
+    }
+    if req.method() == Method::POST && !is_json(h) {
+        return ServeError::UnsupportedMediaType(header_str(h, header::CONTENT_TYPE).unwrap_or("none").to_string()).into_response();
+    }
+    next.run(req).await
 }
 
 /// The window's CSP (tauri.conf.json), with `connect-src 'self'` in place of the window's IPC
-/// sources: the page talks to this server instead.
+/// sources (the page talks to this server instead), and `frame-ancestors 'none'`.
 pub fn csp() -> String {
     crate::assets::WINDOW_CSP
         .iter()
         .map(|(k, v)| if *k == "connect-src" { format!("{k} 'self'") } else { format!("{k} {v}") })
+        .chain(std::iter::once("frame-ancestors 'none'".to_string()))
         .collect::<Vec<_>>()
         .join("; ")
 }
@@ -116,8 +151,10 @@ pub(crate) async fn headers(req: Request, next: Next) -> Response {
     }
     h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    // The first URL carries the token: never send it on as a referrer.
     h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    // No other origin may embed a response (a `no-cors` read) or keep a handle on the window.
+    h.insert(header::HeaderName::from_static("cross-origin-resource-policy"), HeaderValue::from_static("same-origin"));
+    h.insert(header::HeaderName::from_static("cross-origin-opener-policy"), HeaderValue::from_static("same-origin"));
     if api {
         h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     }
@@ -129,12 +166,65 @@ mod tests {
     use super::*;
 
     #[test]
-    fn local_hosts() {
-        for h in ["localhost", "localhost:8765", "127.0.0.1", "127.0.0.1:1", "[::1]", "[::1]:8765", "LOCALHOST:1"] {
-            assert!(is_local_host(h), "{h}");
+    fn local_hosts_with_the_bound_port() {
+        let bound: SocketAddr = "127.0.0.1:8765".parse().unwrap();
+        for h in ["localhost:8765", "127.0.0.1:8765", "[::1]:8765", "LOCALHOST:8765", "[0:0:0:0:0:0:0:1]:8765"] {
+            assert!(host_allowed(h, bound), "{h}");
         }
-        for h in ["", "evil.com", "evil.com:8765", "127.0.0.1.evil.com", "localhost.evil.com:80", "[::2]:1", "[::1]x", "10.0.0.1:8765"] {
-            assert!(!is_local_host(h), "{h}");
+        for h in [
+            "", "evil.com", "evil.com:8765", "127.0.0.1.evil.com:8765", "localhost.evil.com:8765", "[::2]:8765", "[::1]x", "[::1]:", "10.0.0.1:8765",
+            // A port is digits, and the bound one.
+            "localhost:evil", "localhost:", "localhost:+8765", "localhost:08765x", "localhost:8766", "localhost:1", "127.0.0.1:999999", "localhost:8765:1",
+            // No port means 80.
+            "localhost", "127.0.0.1", "[::1]",
+            // Another loopback address than the bound one.
+            "127.0.0.2:8765",
+        ] {
+            assert!(!host_allowed(h, bound), "{h}");
+        }
+        assert!(host_allowed("localhost", "127.0.0.1:80".parse().unwrap()));
+        // The bound address itself: `--listen 127.0.0.2:0` prints a URL with it.
+        let other: SocketAddr = "127.0.0.2:4000".parse().unwrap();
+        assert!(host_allowed("127.0.0.2:4000", other));
+        assert!(host_allowed("localhost:4000", other));
+        assert!(!host_allowed("127.0.0.3:4000", other));
+        let v6: SocketAddr = "[::1]:4000".parse().unwrap();
+        assert!(host_allowed("[::1]:4000", v6) && host_allowed("[0::1]:4000", v6) && !host_allowed("[::1]:4001", v6));
+    }
+
+    #[test]
+    fn bearer_scheme_in_any_case() {
+        assert_eq!(bearer("Bearer abc"), Some("abc"));
+        assert_eq!(bearer("bearer abc"), Some("abc"));
+        assert_eq!(bearer("BEARER\tabc "), Some("abc"));
+        assert_eq!(bearer("Basic abc"), None);
+        assert_eq!(bearer("Bearerabc"), None);
+        assert_eq!(bearer("abc"), None);
+    }
+
+    #[test]
+    fn origins() {
+        let mut h = HeaderMap::new();
+        h.insert(header::HOST, HeaderValue::from_static("127.0.0.1:8765"));
+        assert!(same_origin(&h).is_ok(), "no Origin: not a browser's cross-origin request");
+        for (o, ok) in [("http://127.0.0.1:8765", true), ("HTTP://127.0.0.1:8765", true), ("https://127.0.0.1:8765", true), ("http://127.0.0.1:9999", false), ("http://localhost:8765", false), ("null", false), ("http://127.0.0.1:8765.evil.com", false)] {
+            h.insert(header::ORIGIN, HeaderValue::from_static(o));
+            assert_eq!(same_origin(&h).is_ok(), ok, "{o}");
+        }
+        h.remove(header::ORIGIN);
+        for (site, ok) in [("same-origin", true), ("none", true), ("same-site", false), ("cross-site", false), ("Cross-Site", false)] {
+            h.insert("sec-fetch-site", HeaderValue::from_static(site));
+            assert_eq!(same_origin(&h).is_ok(), ok, "{site}");
+        }
+    }
+
+    #[test]
+    fn json_content_types() {
+        let mut h = HeaderMap::new();
+        assert!(!is_json(&h));
+        for (ct, ok) in [("application/json", true), ("Application/JSON; charset=utf-8", true), ("text/plain", false), ("text/plain;charset=UTF-8", false), ("application/x-www-form-urlencoded", false), ("multipart/form-data; boundary=x", false), ("application/jsonx", false)] {
+            h.insert(header::CONTENT_TYPE, HeaderValue::from_static(ct));
+            assert_eq!(is_json(&h), ok, "{ct}");
         }
     }
 
@@ -155,6 +245,7 @@ mod tests {
         assert!(c.contains("default-src 'self'"), "{c}");
         assert!(c.contains("script-src 'self'"), "{c}");
         assert!(c.contains("connect-src 'self'"), "{c}");
+        assert!(c.contains("frame-ancestors 'none'"), "{c}");
         assert!(!c.contains("ipc:"), "{c}");
     }
 }

@@ -5,27 +5,34 @@
 //!   names and argument names, the same `{code, message}` errors) — [`commands`];
 //! * live updates (`root-changed`, `index-progress`) as server-sent events on `/api/events`;
 //! * the built UI embedded in the binary — [`assets`];
-//! * secure by default — [`guard`]: a random token on every request, loopback `Host` only when
-//!   bound to loopback, read-only unless writes are allowed, the window's CSP.
+//! * secure by default — [`guard`]: the API takes the token only as `Authorization: Bearer`
+//!   (nothing a browser sends by itself), refuses other origins, and answers only to a loopback
+//!   `Host` when bound to loopback; read-only unless writes are allowed; the window's CSP;
+//! * our own accept loop — [`conns`]: headers within a timeout, and a cap on open connections
+//!   that sheds those which never authenticated first.
 
 pub mod assets;
 pub mod commands;
+mod conns;
 mod find;
 mod events;
 pub mod guard;
 
-use std::future::IntoFuture;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::Router;
+use axum::{Json, Router};
+use pi_session::api::ErrorCode;
 use pi_session::explorer::Explorer;
 use tokio::sync::{broadcast, oneshot};
 
 pub use commands::call;
+pub use conns::DEFAULT_MAX_CONNECTIONS;
 pub use find::Find;
 
 /// The port `pi-session serve` listens on by default (on 127.0.0.1).
@@ -50,9 +57,21 @@ pub enum ServeError {
     /// (`--sessions-dir`) does that, never a browser.
     #[error("{0}: not over HTTP: the served roots are set by the server's command line, and tags, folders and exports are the window's")]
     WindowOnly(String),
-    /// An error of the core, as the window gets it.
+    /// An error of the core (or of the search index), as the window gets it.
     #[error("{message}")]
-    Core { code: String, message: String },
+    Core { code: ErrorCode, message: String },
+    /// An API request without the token as `Authorization: Bearer TOKEN`.
+    #[error("this API needs the token as `Authorization: Bearer TOKEN`: open the URL that `pi-session serve` printed (it carries the token)")]
+    Unauthorized,
+    /// A `Host` that is not this server's loopback address (DNS rebinding).
+    #[error("this server only answers to localhost, 127.0.0.1, [::1] or the address it is bound to, with its port")]
+    ForbiddenHost,
+    /// An API request sent by a page of another origin.
+    #[error("requests from another origin are refused ({0})")]
+    ForbiddenOrigin(String),
+    /// A command whose body is not declared as JSON.
+    #[error("a command's body is JSON: send `Content-Type: application/json` (got {0:?})")]
+    UnsupportedMediaType(String),
 }
 
 impl ServeError {
@@ -62,9 +81,47 @@ impl ServeError {
             ServeError::UnknownCommand(_) => "not-found",
             ServeError::BadArgs { .. } => "invalid",
             ServeError::WindowOnly(_) => "window-only",
-            ServeError::Core { code, .. } => code,
-            _ => "internal",
+            ServeError::Core { code, .. } => code.as_str(),
+            ServeError::Unauthorized => "unauthorized",
+            ServeError::ForbiddenHost => "forbidden-host",
+            ServeError::ForbiddenOrigin(_) => "forbidden-origin",
+            ServeError::UnsupportedMediaType(_) => "unsupported-media-type",
+            ServeError::NoRoot(_) | ServeError::Bind { .. } | ServeError::Runtime(_) | ServeError::Random(_) => "internal",
         }
+    }
+
+    /// The HTTP status of the answer.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ServeError::UnknownCommand(_) => StatusCode::NOT_FOUND,
+            ServeError::BadArgs { .. } => StatusCode::BAD_REQUEST,
+            ServeError::WindowOnly(_) | ServeError::ForbiddenHost | ServeError::ForbiddenOrigin(_) => StatusCode::FORBIDDEN,
+            ServeError::Unauthorized => StatusCode::UNAUTHORIZED,
+            ServeError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ServeError::Core { code, .. } => status_of(*code),
+            ServeError::NoRoot(_) | ServeError::Bind { .. } | ServeError::Runtime(_) | ServeError::Random(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+}
+
+/// The HTTP status for each error code of the core (no wildcard: a new code needs a decision
+/// here). 500 only for failures of the serving machine (its disk, its index database, no cache
+/// folder) and `internal`; the others are the request's or the file's.
+pub fn status_of(code: ErrorCode) -> StatusCode {
+    match code {
+        ErrorCode::NotFound | ErrorCode::UnknownId => StatusCode::NOT_FOUND,
+        ErrorCode::OutsideRoot | ErrorCode::ReadOnly | ErrorCode::ReadOnlyMode => StatusCode::FORBIDDEN,
+        ErrorCode::Invalid | ErrorCode::InvalidId | ErrorCode::NotAFile => StatusCode::BAD_REQUEST,
+        ErrorCode::TailChanging | ErrorCode::InCycle | ErrorCode::NoCompaction => StatusCode::CONFLICT,
+        ErrorCode::Corrupt | ErrorCode::NotRelated => StatusCode::UNPROCESSABLE_ENTITY,
+        ErrorCode::Io | ErrorCode::Index | ErrorCode::NoFolder | ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+/// `{code, message}` with the status for the code.
+impl IntoResponse for ServeError {
+    fn into_response(self) -> Response {
+        (self.status(), Json(serde_json::json!({ "code": self.code(), "message": self.to_string() }))).into_response()
     }
 }
 
@@ -87,7 +144,17 @@ pub struct Config {
     pub read_only: bool,
     /// Watch the root and push `root-changed` events.
     pub watch: bool,
+    /// A connection whose request headers are not complete after this long is closed (also
+    /// while idle between requests).
+    pub header_timeout: Duration,
+    /// The most connections open at once; `None`: [`DEFAULT_MAX_CONNECTIONS`], and
+    /// always below the open-file limit with a reserve. At the cap a new connection evicts the
+    /// oldest one that has not made an authenticated request.
+    pub max_connections: Option<usize>,
 }
+
+/// How long a client has to send its request headers.
+pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 
 impl Config {
     pub fn new(root: PathBuf) -> Config {
@@ -100,6 +167,8 @@ impl Config {
             allow_writes: false,
             read_only: false,
             watch: true,
+            header_timeout: DEFAULT_HEADER_TIMEOUT,
+            max_connections: None,
         }
     }
 }
@@ -108,8 +177,9 @@ impl Config {
 pub(crate) struct Shared {
     pub explorer: Arc<Explorer>,
     pub token: String,
-    /// Only `localhost`, `127.0.0.1` and `[::1]` are accepted as `Host` (DNS rebinding).
-    pub loopback_only: bool,
+    /// The bound address: when it is a loopback one, only `localhost`, `127.0.0.1`, `[::1]` or
+    /// that address, with its port, are accepted as `Host` (DNS rebinding).
+    pub bound: SocketAddr,
     pub events: broadcast::Sender<events::Event>,
     /// The served root's full-text index, opened on first use.
     pub find: Arc<find::Find>,
@@ -141,12 +211,16 @@ impl Server {
         } else {
             let first = pi_session::roots::RootSpec { name: cfg.root_name.clone().unwrap_or_else(|| pi_session::roots::default_name(&cfg.root)), path: cfg.root.clone(), read_only: false };
             let specs = std::iter::once(first).chain(cfg.more_roots.iter().cloned()).collect();
-            Explorer::new_multi(pi_session::roots::Roots::new(specs), &cfg.root_source, read_only).map_err(|e| ServeError::Core { code: "invalid".into(), message: e.to_string() })?
+            Explorer::new_multi(pi_session::roots::Roots::new(specs), &cfg.root_source, read_only).map_err(|e| ServeError::Core { code: ErrorCode::Invalid, message: e.to_string() })?
         };
         let explorer = Arc::new(explorer);
-        let listener = std::net::TcpListener::bind(cfg.listen).map_err(|source| ServeError::Bind { addr: cfg.listen, source })?;
-        listener.set_nonblocking(true).map_err(ServeError::Runtime)?;
+        let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().map_err(ServeError::Runtime)?;
+        let listener = {
+            let _in = rt.enter();
+            conns::bind(cfg.listen)?
+        };
         let addr = listener.local_addr().map_err(ServeError::Runtime)?;
+        let limits = conns::Limits::new(cfg.max_connections, cfg.header_timeout);
 
         let (events, _) = broadcast::channel(256);
         let progress = events.clone();
@@ -175,25 +249,16 @@ impl Server {
         let prepare = explorer.clone();
         let _ = std::thread::Builder::new().name("prepare".into()).spawn(move || prepare.prepare());
 
-        let shared = Arc::new(Shared { explorer: explorer.clone(), token: token.clone(), loopback_only: addr.ip().is_loopback(), events, find: Arc::new(find::Find::default()) });
+        let shared = Arc::new(Shared { explorer: explorer.clone(), token: token.clone(), bound: addr, events, find: Arc::new(find::Find::default()) });
         let app = router(shared);
-        let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().map_err(ServeError::Runtime)?;
         let (tx, rx) = oneshot::channel::<()>();
         let thread = std::thread::Builder::new()
             .name("serve".into())
             .spawn(move || {
                 rt.block_on(async move {
-                    let listener = match tokio::net::TcpListener::from_std(listener) {
-                        Ok(l) => l,
-                        Err(e) => return tracing::error!("serve: {e}"),
-                    };
                     // Not a graceful shutdown: an open event stream never ends by itself.
                     tokio::select! {
-                        r = axum::serve(listener, app).into_future() => {
-                            if let Err(e) = r {
-                                tracing::error!("serve: {e}");
-                            }
-                        }
+                        _ = conns::serve(listener, app, limits) => {}
                         _ = rx => {}
                     }
                 });
@@ -215,9 +280,10 @@ impl Server {
         &self.explorer
     }
 
-    /// The address to open: it carries the token, which the page then keeps in a cookie.
+    /// The address to open. The token is in the fragment, which a browser never sends: the
+    /// page reads it, removes it from the address bar and sends it as `Authorization: Bearer`.
     pub fn url(&self) -> String {
-        format!("http://{}/?token={}", self.addr, self.token)
+        format!("http://{}/#token={}", self.addr, self.token)
     }
 
     /// Serves until the process ends.
@@ -246,4 +312,20 @@ fn router(shared: Arc<Shared>) -> Router {
         .layer(axum::middleware::from_fn_with_state(shared.clone(), guard::check))
         .layer(axum::middleware::from_fn(guard::headers))
         .with_state(shared)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_failures_of_the_serving_machine_are_500() {
+        use ErrorCode as C;
+        let all = [C::NotFound, C::Io, C::NotAFile, C::Corrupt, C::UnknownId, C::ReadOnly, C::InCycle, C::TailChanging, C::OutsideRoot, C::InvalidId, C::ReadOnlyMode, C::NoCompaction, C::NotRelated, C::Index, C::NoFolder, C::Invalid, C::Internal];
+        let five: Vec<&str> = all.iter().filter(|c| status_of(**c).is_server_error()).map(|c| c.as_str()).collect();
+        assert_eq!(five, ["io", "index", "no-folder", "internal"]);
+        assert_eq!(status_of(C::NoCompaction), StatusCode::CONFLICT);
+        assert_eq!(ServeError::Core { code: C::NoCompaction, message: String::new() }.status(), StatusCode::CONFLICT);
+        assert!(all.iter().all(|c| status_of(*c).is_client_error() || status_of(*c).is_server_error()));
+    }
 }

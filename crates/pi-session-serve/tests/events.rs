@@ -1,5 +1,6 @@
 //! Live updates: a file appended by another process reaches an open event stream as
-//! `root-changed`, and stopping the server does not wait for open streams.
+//! `root-changed` (the stream outlives the header timeout), and stopping the server does not
+//! wait for open streams.
 
 mod common;
 
@@ -18,6 +19,7 @@ fn an_append_reaches_the_event_stream_and_stop_does_not_hang() {
     copy_tree(&repo_root().join("demo/sessions"), &root);
     let mut cfg = Config::new(root.clone());
     cfg.listen = "127.0.0.1:0".parse().unwrap();
+    cfg.header_timeout = Duration::from_millis(200);
     let s = Server::start(cfg).unwrap();
 
     let mut sock = TcpStream::connect(s.addr()).unwrap();
@@ -36,8 +38,8 @@ fn an_append_reaches_the_event_stream_and_stop_does_not_hang() {
     read_until(&mut sock, &mut got, "text/event-stream", &mut buf);
     assert!(got.starts_with("HTTP/1.1 200"), "{got}");
 
-    // Another process appends a line to a session.
-    std::thread::sleep(Duration::from_millis(300));
+    // Another process appends a line to a session, after several header timeouts.
+    std::thread::sleep(Duration::from_millis(700));
     let file = session_files(&root)[0].clone();
     let parent = last_id(&file);
     let line = format!(

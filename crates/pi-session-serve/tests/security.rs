@@ -1,5 +1,6 @@
 //! The server refuses what it must, against a real server on 127.0.0.1:0 over real session
-//! files: no token, a wrong token, a write while read-only, a path outside the root, a
+//! files: no token, a wrong token, the token as a cookie or in the URL, a page of another
+//! origin, a body not declared JSON, a write while read-only, a path outside the root, a
 //! non-local `Host`. Every file is byte-identical afterwards.
 
 mod common;
@@ -48,56 +49,185 @@ fn files_only(dir: &std::path::Path) -> std::collections::BTreeMap<std::path::Pa
 }
 
 #[test]
-fn no_token_or_a_wrong_token_gets_401() {
+fn the_api_takes_the_token_only_as_a_bearer_header() {
     let f = fixture();
     let before = files_only(&f.all);
     let s = start(&f.root, true, false);
     let a = s.addr();
-    let wrong = "0".repeat(s.token().len());
+    let t = s.token().to_string();
+    let wrong = "0".repeat(t.len());
     let wrong_bearer = format!("Bearer {wrong}");
-    let wrong_cookie = format!("pi_session_token={wrong}");
-    let short_bearer = format!("Bearer {}", &s.token()[..10]);
+    let short_bearer = format!("Bearer {}", &t[..10]);
+    let basic = format!("Basic {t}");
+    // The cookie the server once set, and any other way a browser sends something by itself.
+    let cookie = format!("pi_session_token={t}");
     let file = session_files(&f.root)[0].display().to_string();
     let id = last_id(&session_files(&f.root)[0]);
     let navigate = json!({"path": file, "id": id}).to_string();
+    let label = json!({"path": file, "id": id, "label": "x"}).to_string();
+    let search = json!({"query": "session", "limit": 10}).to_string();
 
     type Case<'a> = (&'a str, String, Vec<(&'a str, &'a str)>, &'a str);
     let cases: Vec<Case> = vec![
-        ("GET", "/".into(), vec![], ""),
-        ("GET", "/index.html".into(), vec![], ""),
         ("GET", "/api/events".into(), vec![], ""),
         ("POST", "/api/list_sessions".into(), vec![], "{}"),
         ("POST", "/api/navigate".into(), vec![], &navigate),
         ("POST", "/api/list_sessions".into(), vec![("Authorization", &wrong_bearer)], "{}"),
         ("POST", "/api/list_sessions".into(), vec![("Authorization", &short_bearer)], "{}"),
-        ("POST", "/api/list_sessions".into(), vec![("Authorization", s.token())], "{}"),
-        ("POST", "/api/list_sessions".into(), vec![("Cookie", &wrong_cookie)], "{}"),
+        ("POST", "/api/list_sessions".into(), vec![("Authorization", &t)], "{}"),
+        ("POST", "/api/list_sessions".into(), vec![("Authorization", &basic)], "{}"),
         ("POST", "/api/navigate".into(), vec![("Authorization", &wrong_bearer)], &navigate),
-        ("GET", format!("/?token={wrong}"), vec![], ""),
-        ("GET", "/?token=".into(), vec![], ""),
-        // The query token only opens pages (then lives in the cookie), not the API.
-        ("POST", format!("/api/list_sessions?token={}", s.token()), vec![], "{}"),
+        // The cookie alone grants nothing, nor the token in the URL.
+        ("POST", "/api/search_indexed".into(), vec![("Cookie", &cookie)], &search),
+        ("POST", "/api/set_label".into(), vec![("Cookie", &cookie)], &label),
+        ("GET", "/api/events".into(), vec![("Cookie", &cookie)], ""),
+        ("POST", format!("/api/list_sessions?token={t}"), vec![], "{}"),
+        ("GET", format!("/api/events?token={t}"), vec![("Cookie", &cookie)], ""),
     ];
     for (method, target, headers, body) in &cases {
         let r = request(a, method, target, headers, body);
         assert_eq!(r.status, 401, "{method} {target} {headers:?}: {}", r.body);
         assert_eq!(r.code(), "unauthorized");
-        assert!(!r.body.contains("cli-tool"), "a refused answer leaks nothing");
+        assert!(!r.body.contains("cli-tool") && !r.body.contains(&t), "a refused answer leaks nothing");
     }
 
-    // The right token, each way, is let in (so the refusals above are the token's doing).
-    let ok = api(a, s.token(), "list_sessions", json!({}));
+    // The right token as a Bearer header is let in (so the refusals above are the token's
+    // doing), the scheme in any case.
+    let ok = api(a, &t, "list_sessions", json!({}));
     assert_eq!(ok.status, 200, "{}", ok.body);
     assert!(ok.json()["sessions"].as_array().unwrap().len() >= 10);
-    let cookie = format!("pi_session_token={}", s.token());
-    assert_eq!(request(a, "POST", "/api/app_info", &[("Cookie", &cookie)], "{}").status, 200);
-    let open = request(a, "GET", &format!("/?token={}", s.token()), &[], "");
-    assert_eq!(open.status, 303);
-    assert_eq!(open.header("location"), Some("/"));
-    let set = open.header("set-cookie").unwrap();
-    assert!(set.starts_with(&cookie) && set.contains("HttpOnly") && set.contains("SameSite=Strict"), "{set}");
+    for scheme in ["bearer", "BEARER", "Bearer"] {
+        let auth = format!("{scheme} {t}");
+        assert_eq!(request(a, "POST", "/api/app_info", &[("Authorization", &auth)], "{}").status, 200, "{scheme}");
+    }
+    // The token in the URL of a page neither sets a cookie nor redirects, wherever it points.
+    for target in [format!("/?token={t}"), format!("//evil.com/x?token={t}"), format!("/\\evil.com/?token={t}")] {
+        let r = request(a, "GET", &target, &[], "");
+        assert!(!(300..400).contains(&r.status), "{target}: {}", r.status);
+        assert_eq!(r.header("location"), None, "{target}");
+        assert_eq!(r.header("set-cookie"), None, "{target}");
+    }
     s.stop();
     assert_eq!(files_only(&f.all), before, "files changed");
+}
+
+#[test]
+fn the_page_needs_no_token_and_holds_none() {
+    let f = fixture();
+    let s = start(&f.root, false, false);
+    let t = s.token().to_string();
+    for target in ["/", "/index.html", "/favicon.svg"] {
+        let r = request(s.addr(), "GET", target, &[], "");
+        if pi_session_serve::assets::ASSETS.is_empty() {
+            assert_eq!(r.status, 503, "the page saying the UI was not built");
+        } else {
+            assert_eq!(r.status, 200, "{target}: {}", r.body);
+        }
+        assert!(!r.body.contains(&t), "{target} holds the token");
+        assert_eq!(r.header("set-cookie"), None);
+        assert!(r.header("content-security-policy").is_some_and(|c| c.contains("frame-ancestors 'none'")));
+    }
+    // Every embedded file, as served.
+    for (path, _) in pi_session_serve::assets::ASSETS {
+        let r = request(s.addr(), "GET", &format!("/{path}"), &[], "");
+        assert_eq!(r.status, 200, "{path}");
+        assert!(!r.body.contains(&t), "{path} holds the token");
+    }
+    // The printed URL carries the token in the fragment, which a browser never sends.
+    assert_eq!(s.url(), format!("http://{}/#token={t}", s.addr()));
+    s.stop();
+}
+
+#[test]
+fn requests_from_another_origin_are_refused() {
+    let f = fixture();
+    let before = files_only(&f.all);
+    let s = start(&f.root, true, false);
+    let (a, t) = (s.addr(), s.token().to_string());
+    let auth = format!("Bearer {t}");
+    let file = session_files(&f.root)[0].display().to_string();
+    let id = last_id(&session_files(&f.root)[0]);
+    let label = json!({"path": file, "id": id, "label": "x"}).to_string();
+    let search = json!({"query": "session", "limit": 10}).to_string();
+    let foreign = format!("http://127.0.0.1:{}", a.port() + 1);
+    let foreign_host = format!("http://localhost:{}", a.port());
+    let headers: Vec<Vec<(&str, &str)>> = vec![
+        // A page on another port of 127.0.0.1, even with the token.
+        vec![("Authorization", &auth), ("Origin", &foreign)],
+        vec![("Authorization", &auth), ("Origin", &foreign_host)],
+        vec![("Authorization", &auth), ("Origin", "null")],
+        vec![("Authorization", &auth), ("Origin", "http://evil.example")],
+        vec![("Authorization", &auth), ("Sec-Fetch-Site", "cross-site")],
+        vec![("Authorization", &auth), ("Sec-Fetch-Site", "same-site")],
+        vec![("Authorization", &auth), ("Origin", &foreign), ("Sec-Fetch-Site", "same-site"), ("Content-Type", "text/plain")],
+    ];
+    for h in &headers {
+        for (m, target, body) in [("POST", "/api/search_indexed", search.as_str()), ("POST", "/api/set_label", label.as_str()), ("GET", "/api/events", ""), ("OPTIONS", "/api/list_sessions", "")] {
+            let r = request(a, m, target, h, body);
+            assert_eq!(r.status, 403, "{m} {target} {h:?}: {}", r.body);
+            assert_eq!(r.code(), "forbidden-origin");
+            assert!(!r.body.contains("\"sessions\""), "no content");
+        }
+    }
+    // The server's own origin (the page it served) is let in.
+    let own = format!("http://{a}");
+    for h in [vec![("Authorization", auth.as_str()), ("Origin", own.as_str()), ("Sec-Fetch-Site", "same-origin")], vec![("Authorization", auth.as_str()), ("Sec-Fetch-Site", "none")]] {
+        let r = request(a, "POST", "/api/search_indexed", &h, &search);
+        assert_eq!(r.status, 200, "{h:?}: {}", r.body);
+    }
+    s.stop();
+    assert_eq!(files_only(&f.all), before, "files changed");
+}
+
+#[test]
+fn a_command_body_must_be_declared_json() {
+    let f = fixture();
+    let before = files_only(&f.all);
+    let s = start(&f.root, true, false);
+    let (a, t) = (s.addr(), s.token().to_string());
+    let auth = format!("Bearer {t}");
+    let file = session_files(&f.root)[0].display().to_string();
+    let id = last_id(&session_files(&f.root)[0]);
+    let label = json!({"path": file, "id": id, "label": "x"}).to_string();
+    // What a page can send without a preflight, and a missing type.
+    for ct in ["text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", ""] {
+        for (cmd, body) in [("set_label", label.as_str()), ("list_sessions", "{}")] {
+            let r = if ct.is_empty() {
+                // No Content-Type at all: written by hand.
+                let mut sock = std::net::TcpStream::connect(a).unwrap();
+                use std::io::Write;
+                write!(sock, "POST /api/{cmd} HTTP/1.1\r\nHost: {a}\r\nAuthorization: {auth}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+                let mut raw = Vec::new();
+                use std::io::Read;
+                sock.read_to_end(&mut raw).unwrap();
+                parse_response(&raw)
+            } else {
+                request(a, "POST", &format!("/api/{cmd}"), &[("Authorization", &auth), ("Content-Type", ct)], body)
+            };
+            assert_eq!(r.status, 415, "{cmd} {ct:?}: {}", r.body);
+            assert_eq!(r.code(), "unsupported-media-type");
+        }
+    }
+    assert_eq!(files_only(&f.all), before, "files changed");
+    // JSON with parameters is JSON.
+    let r = request(a, "POST", "/api/list_sessions", &[("Authorization", &auth), ("Content-Type", "Application/JSON; charset=utf-8")], "{}");
+    assert_eq!(r.status, 200, "{}", r.body);
+    s.stop();
+}
+
+#[test]
+fn error_codes_map_to_statuses() {
+    let f = fixture();
+    let s = start(&f.root, true, false);
+    let (a, t) = (s.addr(), s.token().to_string());
+    // A slim fork where the path has no compaction: the request's, not the server's, fault.
+    let plain = session_files(&f.root).into_iter().find(|p| !std::fs::read_to_string(p).unwrap().contains("\"type\":\"compaction\"")).unwrap();
+    let id = last_id(&plain);
+    let before = files_only(&f.all);
+    let r = api(a, &t, "fork_slim", json!({"path": plain.display().to_string(), "id": id}));
+    assert_eq!((r.status, r.code().as_str()), (409, "no-compaction"), "{}", r.body);
+    assert_eq!(files_only(&f.all), before, "files changed");
+    s.stop();
 }
 
 #[test]
@@ -179,19 +309,37 @@ fn a_non_local_host_is_refused() {
     let path = session_files(&f.root)[0].display().to_string();
     let id = last_id(&session_files(&f.root)[0]);
     let nav = json!({"path": path, "id": id}).to_string();
-    for host in ["evil.example", "evil.example:8765", "127.0.0.1.evil.example", "localhost.evil.example", "10.1.2.3:8765", ""] {
-        for (m, target, body) in [("GET", format!("/?token={t}"), ""), ("POST", "/api/list_sessions".into(), "{}"), ("POST", "/api/navigate".into(), nav.as_str())] {
+    let port = a.port();
+    let (other_port, no_port, evil_port) = (format!("localhost:{}", port + 1), "localhost".to_string(), "localhost:evil".to_string());
+    let (plus, other_loopback) = (format!("127.0.0.1:+{port}"), format!("127.0.0.2:{port}"));
+    for host in ["evil.example", "evil.example:8765", "127.0.0.1.evil.example", "localhost.evil.example", "10.1.2.3:8765", "", &evil_port, &other_port, &no_port, &plus, &other_loopback] {
+        for (m, target, body) in [("GET", "/".to_string(), ""), ("POST", "/api/list_sessions".into(), "{}"), ("POST", "/api/navigate".into(), nav.as_str())] {
             let r = request(a, m, &target, &[("Host", host), ("Authorization", &auth)], body);
             assert_eq!(r.status, 403, "Host {host:?} {m} {target}: {}", r.body);
             assert_eq!(r.code(), "forbidden-host");
         }
     }
     // Local names pass (so the refusals are the Host's doing).
-    let port = a.port();
     for host in [format!("127.0.0.1:{port}"), format!("localhost:{port}"), format!("[::1]:{port}")] {
         let r = request(a, "POST", "/api/app_info", &[("Host", &host), ("Authorization", &auth)], "{}");
         assert_eq!(r.status, 200, "Host {host}: {}", r.body);
     }
+    s.stop();
+
+    // Bound to another loopback address, the server answers to the URL it prints.
+    let mut cfg = Config::new(f.root.clone());
+    cfg.listen = "127.0.0.2:0".parse().unwrap();
+    cfg.watch = false;
+    let s = Server::start(cfg).unwrap();
+    let b = s.addr();
+    assert!(s.url().starts_with(&format!("http://127.0.0.2:{}/#token=", b.port())), "{}", s.url());
+    let auth = format!("Bearer {}", s.token());
+    let host = format!("127.0.0.2:{}", b.port());
+    assert_eq!(request(b, "GET", "/", &[("Host", &host)], "").status / 100, if pi_session_serve::assets::ASSETS.is_empty() { 5 } else { 2 });
+    let r = request(b, "POST", "/api/app_info", &[("Host", &host), ("Authorization", &auth), ("Origin", &format!("http://{host}"))], "{}");
+    assert_eq!(r.status, 200, "{}", r.body);
+    let r = request(b, "POST", "/api/app_info", &[("Host", &format!("127.0.0.3:{}", b.port())), ("Authorization", &auth)], "{}");
+    assert_eq!(r.status, 403, "another loopback address than the bound one");
     s.stop();
     assert_eq!(files_only(&f.all), before, "files changed");
 }
@@ -200,15 +348,18 @@ fn a_non_local_host_is_refused() {
 fn responses_carry_the_windows_csp() {
     let f = fixture();
     let s = start(&f.root, false, false);
-    let cookie = format!("pi_session_token={}", s.token());
+    let auth = format!("Bearer {}", s.token());
     for (m, target) in [("GET", "/"), ("POST", "/api/app_info"), ("GET", "/nope")] {
-        let r = request(s.addr(), m, target, &[("Cookie", &cookie)], "{}");
+        let r = request(s.addr(), m, target, &[("Authorization", &auth)], "{}");
         let csp = r.header("content-security-policy").unwrap_or_default();
         assert!(csp.contains("default-src 'self'") && csp.contains("script-src 'self'") && csp.contains("object-src 'none'"), "{target}: {csp}");
         assert_eq!(r.header("referrer-policy"), Some("no-referrer"));
     }
-    // Unauthorised answers carry it too.
-    assert!(request(s.addr(), "GET", "/", &[], "").header("content-security-policy").is_some());
+    // Refusals carry it too.
+    for r in [request(s.addr(), "POST", "/api/app_info", &[], "{}"), request(s.addr(), "GET", "/", &[("Host", "evil.example")], "")] {
+        assert!(r.status >= 400 && r.header("content-security-policy").is_some());
+        assert_eq!(r.header("cross-origin-resource-policy"), Some("same-origin"));
+    }
     s.stop();
 }
 

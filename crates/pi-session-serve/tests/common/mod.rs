@@ -49,21 +49,31 @@ impl Resp {
     }
 }
 
-/// One request; `headers` are added after `Host` (unless one of them is a `Host`).
+/// One request; `headers` are added after `Host` and before `Content-Type: application/json`
+/// (unless they hold a `Host` or a `Content-Type`).
 pub fn request(addr: SocketAddr, method: &str, target: &str, headers: &[(&str, &str)], body: &str) -> Resp {
     let mut s = TcpStream::connect(addr).unwrap();
+    let has = |name: &str| headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(name));
     let mut req = format!("{method} {target} HTTP/1.1\r\n");
-    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+    if !has("host") {
         req.push_str(&format!("Host: {addr}\r\n"));
     }
     for (k, v) in headers {
         req.push_str(&format!("{k}: {v}\r\n"));
     }
-    req.push_str(&format!("Connection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}", body.len()));
+    if !has("content-type") {
+        req.push_str("Content-Type: application/json\r\n");
+    }
+    req.push_str(&format!("Connection: close\r\nContent-Length: {}\r\n\r\n{body}", body.len()));
     s.write_all(req.as_bytes()).unwrap();
     let mut raw = Vec::new();
     s.read_to_end(&mut raw).unwrap();
-    let text = String::from_utf8_lossy(&raw).to_string();
+    parse_response(&raw)
+}
+
+/// A response as read from the socket (the whole of it).
+pub fn parse_response(raw: &[u8]) -> Resp {
+    let text = String::from_utf8_lossy(raw).to_string();
     let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
     let mut lines = head.lines();
     let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
@@ -101,4 +111,33 @@ pub fn last_id(file: &Path) -> String {
 /// The session files under `dir`, sorted.
 pub fn session_files(dir: &Path) -> Vec<PathBuf> {
     snapshot(dir).into_keys().filter(|p| p.extension().is_some_and(|e| e == "jsonl")).collect()
+}
+
+/// Reads one response from a kept-alive connection (its headers, then `Content-Length` bytes).
+pub fn read_response(s: &mut TcpStream) -> Resp {
+    let mut raw = Vec::new();
+    let mut b = [0u8; 4096];
+    let head_end = loop {
+        if let Some(p) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
+            break p + 4;
+        }
+        let n = s.read(&mut b).unwrap();
+        assert!(n > 0, "the connection closed before a response: {}", String::from_utf8_lossy(&raw));
+        raw.extend_from_slice(&b[..n]);
+    };
+    let head = String::from_utf8_lossy(&raw[..head_end]).to_ascii_lowercase();
+    let len: usize = head.lines().find_map(|l| l.strip_prefix("content-length:")).map(|v| v.trim().parse().unwrap()).unwrap_or(0);
+    while raw.len() < head_end + len {
+        let n = s.read(&mut b).unwrap();
+        assert!(n > 0, "the connection closed inside a response");
+        raw.extend_from_slice(&b[..n]);
+    }
+    parse_response(&raw[..head_end + len])
+}
+
+/// `POST /api/<command>` with the token on a kept-alive connection.
+pub fn api_on(s: &mut TcpStream, addr: SocketAddr, token: &str, command: &str, args: serde_json::Value) -> Resp {
+    let body = args.to_string();
+    write!(s, "POST /api/{command} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+    read_response(s)
 }

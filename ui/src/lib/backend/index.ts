@@ -3,7 +3,7 @@
 // `pi-session serve`) and `recorded.ts` (unit tests: answers recorded from the real core).
 // Nothing else in the UI imports `@tauri-apps/*`.
 
-import { HttpBackend } from "./http";
+import { HttpBackend, takeToken } from "./http";
 import { TauriBackend } from "./tauri";
 import type { MovePlan } from "../bindings/MovePlan";
 import type { MarkFilter } from "../bindings/MarkFilter";
@@ -148,8 +148,9 @@ export function isTauri(): boolean {
   return typeof window !== "undefined" && "__TAURI_INTERNALS__" in window;
 }
 
-/** Picks the implementation: Tauri inside the window, else HTTP to the server that served the page. */
+/** Picks the implementation: Tauri inside the window, else HTTP to the server that served the
+ *  page, with the token from the URL's fragment (or kept from it before this reload). */
 export async function createBackend(): Promise<Backend> {
   if (isTauri()) return new TauriBackend();
-  return new HttpBackend();
+  return new HttpBackend("", takeToken());
 }
