@@ -59,13 +59,12 @@ fn split_host(host: &str) -> Option<(&str, Option<u16>)> {
 }
 
 /// True when `host` (a `Host` header) names this server bound on a loopback address: the name
-/// `localhost`, `127.0.0.1`, `[::1]` or the bound address itself, and the bound port (no port
-/// only when that is 80).
+/// `localhost`, `127.0.0.1`, `[::1]` or the bound address itself, with a port of digits or
+/// none. The port may differ from the bound one: a tunnel (`ssh -L 9000:localhost:8765`)
+/// forwards another local port, and the browser names that one. A page of another origin is
+/// refused by the origin check and the token, not by the port.
 pub fn host_allowed(host: &str, bound: SocketAddr) -> bool {
-    let Some((name, port)) = split_host(host) else { return false };
-    if port.unwrap_or(80) != bound.port() {
-        return false;
-    }
+    let Some((name, _port)) = split_host(host) else { return false };
     if name.eq_ignore_ascii_case("localhost") {
         return true;
     }
@@ -166,30 +165,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn local_hosts_with_the_bound_port() {
+    fn local_hosts_with_any_port() {
         let bound: SocketAddr = "127.0.0.1:8765".parse().unwrap();
-        for h in ["localhost:8765", "127.0.0.1:8765", "[::1]:8765", "LOCALHOST:8765", "[0:0:0:0:0:0:0:1]:8765"] {
+        // Any port of digits (a tunnel forwards another local port), or none.
+        for h in ["localhost:8765", "127.0.0.1:8765", "[::1]:8765", "LOCALHOST:8765", "[0:0:0:0:0:0:0:1]:8765", "localhost:9000", "127.0.0.1:1", "localhost", "127.0.0.1", "[::1]"] {
             assert!(host_allowed(h, bound), "{h}");
         }
         for h in [
             "", "evil.com", "evil.com:8765", "127.0.0.1.evil.com:8765", "localhost.evil.com:8765", "[::2]:8765", "[::1]x", "[::1]:", "10.0.0.1:8765",
-            // A port is digits, and the bound one.
-            "localhost:evil", "localhost:", "localhost:+8765", "localhost:08765x", "localhost:8766", "localhost:1", "127.0.0.1:999999", "localhost:8765:1",
-            // No port means 80.
-            "localhost", "127.0.0.1", "[::1]",
+            // A port is 1 to 5 digits.
+            "localhost:evil", "localhost:", "localhost:+8765", "localhost:08765x", "127.0.0.1:999999", "localhost:8765:1",
             // Another loopback address than the bound one.
             "127.0.0.2:8765",
         ] {
             assert!(!host_allowed(h, bound), "{h}");
         }
-        assert!(host_allowed("localhost", "127.0.0.1:80".parse().unwrap()));
         // The bound address itself: `--listen 127.0.0.2:0` prints a URL with it.
         let other: SocketAddr = "127.0.0.2:4000".parse().unwrap();
         assert!(host_allowed("127.0.0.2:4000", other));
         assert!(host_allowed("localhost:4000", other));
         assert!(!host_allowed("127.0.0.3:4000", other));
         let v6: SocketAddr = "[::1]:4000".parse().unwrap();
-        assert!(host_allowed("[::1]:4000", v6) && host_allowed("[0::1]:4000", v6) && !host_allowed("[::1]:4001", v6));
+        assert!(host_allowed("[::1]:4000", v6) && host_allowed("[0::1]:4000", v6) && !host_allowed("[::2]:4000", v6));
     }
 
     #[test]
