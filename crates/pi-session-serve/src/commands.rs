@@ -427,7 +427,7 @@ pub fn status(code: &str) -> StatusCode {
         "not-found" | "unknown-id" => StatusCode::NOT_FOUND,
         "outside-root" | "read-only-mode" | "read-only" | "window-only" => StatusCode::FORBIDDEN,
         "invalid" | "invalid-id" | "not-a-file" => StatusCode::BAD_REQUEST,
-        "tail-changing" | "in-cycle" => StatusCode::CONFLICT,
+        "busy" | "in-cycle" => StatusCode::CONFLICT,
         "corrupt" => StatusCode::UNPROCESSABLE_ENTITY,
         _ => StatusCode::INTERNAL_SERVER_ERROR,
     }
