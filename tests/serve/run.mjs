@@ -299,6 +299,49 @@ const specs = [
 			}
 		},
 	},
+	{
+		name: "--allow-writes: pi mid-line: Navigate is refused with `busy` and nothing is written; Try again writes once the line ends",
+		async run({ b, fx }) {
+			const srv = await serve(fx.root, ["--allow-writes"]);
+			// pi begins a line and keeps adding to it (a byte every 100 ms) while we write.
+			const head = JSON.stringify({ type: "message", id: "live0002", parentId: fx.ids.branch3Leaf, timestamp: new Date().toISOString(), message: { role: "user", content: "x", timestamp: Date.now() } });
+			const [begun, rest] = [head.slice(0, head.indexOf('"x"') + 2), head.slice(head.indexOf('"x"') + 2)];
+			appendFileSync(fx.ids.sessionA, begun);
+			const ticker = setInterval(() => appendFileSync(fx.ids.sessionA, "y"), 100);
+			try {
+				const { page, problems } = await open(b, srv);
+				await openSession(page, fx.ids.sessionA);
+				const n = lines(fx.ids.sessionA).length;
+				const target = fx.ids.branch1Leaf;
+				await selectRow(page, target);
+				await page.locator("[data-testid=action-navigate]").click();
+				// The tree shows the unfinished line as a torn tail: the UI asks first.
+				await page.locator("[data-testid=torn-confirm]").click();
+				const retry = page.locator("[data-testid=busy-retry]");
+				await retry.waitFor({ timeout: 10000 });
+				const toast = await page.locator("[data-testid=toast]", { has: retry }).innerText();
+				assert.ok(toast.includes("pi is writing this session") && toast.includes("try again"), toast);
+				await page.screenshot({ path: join(shots, "busy.png") });
+				assert.equal(lines(fx.ids.sessionA).length, n, "nothing of ours was written");
+				assert.ok(!readFileSync(fx.ids.sessionA, "utf8").includes('"type":"leaf"'), "no leaf line");
+				// pi ends its line; Try again writes our line after it.
+				clearInterval(ticker);
+				appendFileSync(fx.ids.sessionA, `${rest}\n`);
+				await retry.click();
+				await page.locator(`[data-testid=tree-row][data-id=${q(target)}] [data-testid=leaf-pill]`).waitFor();
+				const all = lines(fx.ids.sessionA);
+				assert.equal(all.length, n + 1, "pi's line ended, then ours");
+				const [theirs, ours] = all.slice(-2).map((l) => JSON.parse(l));
+				assert.equal(theirs.id, "live0002");
+				assert.deepEqual([ours.type, ours.targetId], ["leaf", target]);
+				await page.screenshot({ path: join(shots, "busy-retried.png") });
+				assert.deepEqual(problems, [], "no CSP violation or page error");
+			} finally {
+				clearInterval(ticker);
+				await srv.stop();
+			}
+		},
+	},
 ];
 
 let passed = 0;

@@ -284,7 +284,9 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("pi-session: {e}");
-            ExitCode::from(1)
+            // Another process is writing a line to the file: the same command may be run again
+            // (EX_TEMPFAIL).
+            ExitCode::from(if e.error_code() == pi_session::api::ErrorCode::Busy { 75 } else { 1 })
         }
     }
 }
@@ -333,8 +335,19 @@ struct Wrote {
     file: PathBuf,
     line: String,
     offset: u64,
+    /// `lease` (other writers were held off from our check to our write) or `check`.
+    guard: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     warning: Option<String>,
+    /// Lines of ours written before `line`, each made stale or damaged by another writer.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    superseded: Vec<Superseded>,
+}
+
+#[derive(Serialize)]
+struct Superseded {
+    offset: u64,
+    line: String,
 }
 
 impl From<Appended> for Wrote {
@@ -342,7 +355,8 @@ impl From<Appended> for Wrote {
         if let Some(w) = &a.warning {
             eprintln!("pi-session: warning: {w}");
         }
-        Wrote { file: a.file, line: a.line, offset: a.offset, warning: a.warning }
+        let superseded = a.superseded.into_iter().map(|(offset, line)| Superseded { offset, line }).collect();
+        Wrote { file: a.file, line: a.line, offset: a.offset, guard: a.guard.as_str(), warning: a.warning, superseded }
     }
 }
 

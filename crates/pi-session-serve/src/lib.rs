@@ -112,7 +112,7 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         ErrorCode::NotFound | ErrorCode::UnknownId => StatusCode::NOT_FOUND,
         ErrorCode::OutsideRoot | ErrorCode::ReadOnly | ErrorCode::ReadOnlyMode => StatusCode::FORBIDDEN,
         ErrorCode::Invalid | ErrorCode::InvalidId | ErrorCode::NotAFile => StatusCode::BAD_REQUEST,
-        ErrorCode::TailChanging | ErrorCode::InCycle | ErrorCode::NoCompaction => StatusCode::CONFLICT,
+        ErrorCode::Busy | ErrorCode::InCycle | ErrorCode::NoCompaction => StatusCode::CONFLICT,
         ErrorCode::Corrupt | ErrorCode::NotRelated => StatusCode::UNPROCESSABLE_ENTITY,
         ErrorCode::Io | ErrorCode::Index | ErrorCode::NoFolder | ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
     }
@@ -321,7 +321,7 @@ mod tests {
     #[test]
     fn only_failures_of_the_serving_machine_are_500() {
         use ErrorCode as C;
-        let all = [C::NotFound, C::Io, C::NotAFile, C::Corrupt, C::UnknownId, C::ReadOnly, C::InCycle, C::TailChanging, C::OutsideRoot, C::InvalidId, C::ReadOnlyMode, C::NoCompaction, C::NotRelated, C::Index, C::NoFolder, C::Invalid, C::Internal];
+        let all = [C::NotFound, C::Io, C::NotAFile, C::Corrupt, C::UnknownId, C::ReadOnly, C::InCycle, C::Busy, C::OutsideRoot, C::InvalidId, C::ReadOnlyMode, C::NoCompaction, C::NotRelated, C::Index, C::NoFolder, C::Invalid, C::Internal];
         let five: Vec<&str> = all.iter().filter(|c| status_of(**c).is_server_error()).map(|c| c.as_str()).collect();
         assert_eq!(five, ["io", "index", "no-folder", "internal"]);
         assert_eq!(status_of(C::NoCompaction), StatusCode::CONFLICT);

@@ -61,8 +61,10 @@ pub enum Error {
     ReadOnly { path: PathBuf, message: String },
     #[error("{}: entry {id} is inside a parent cycle", path.display())]
     InCycle { path: PathBuf, id: String },
-    #[error("{}: the last line is incomplete and still changing; try again when the writer has finished", path.display())]
-    TailChanging { path: PathBuf },
+    /// Another process is in the middle of writing a line to the file (its last line is
+    /// incomplete and kept changing while we waited): nothing was written.
+    #[error("{}: pi is writing this session (its last line is still being written); try again", path.display())]
+    Busy { path: PathBuf },
     #[error("{}: outside the sessions root {}", path.display(), root.display())]
     OutsideRoot { path: PathBuf, root: PathBuf },
     #[error("invalid id {0:?}: an id is 1 to 128 characters, without control characters, quotes or backslashes")]
@@ -96,7 +98,7 @@ impl Error {
             Error::UnknownId { .. } => C::UnknownId,
             Error::ReadOnly { .. } => C::ReadOnly,
             Error::InCycle { .. } => C::InCycle,
-            Error::TailChanging { .. } => C::TailChanging,
+            Error::Busy { .. } => C::Busy,
             Error::OutsideRoot { .. } => C::OutsideRoot,
             Error::InvalidId(_) => C::InvalidId,
             Error::ReadOnlyMode => C::ReadOnlyMode,
@@ -140,9 +142,32 @@ impl Session {
     /// Reads what was appended since the last read and updates the tree: new lines are
     /// linked in place (cost proportional to the append), anything else rebuilds it.
     pub fn refresh(&mut self) -> Result<Refresh, Error> {
+        self.refreshed(|ix| ix.refresh())
+    }
+
+    /// [`Session::refresh`] through a descriptor open on the file ([`SessionIndex::refresh_open`]).
+    pub fn refresh_open(&mut self, f: &std::fs::File) -> Result<Refresh, Error> {
+        self.refreshed(|ix| ix.refresh_open(f))
+    }
+
+    /// Takes in lines we appended, from memory ([`SessionIndex::take_own`]); `None` when they
+    /// do not follow what was read.
+    pub fn take_own(&mut self, at: u64, bytes: &[u8], stamp: header::FileStamp) -> Option<Refresh> {
+        let mut taken = None;
+        self.refreshed(|ix| {
+            taken = ix.take_own(at, bytes, stamp);
+            Ok(taken.unwrap_or(Refresh::Unchanged))
+        })
+        .ok()?;
+        taken
+    }
+
+    /// Runs a step that reads more of the file into the index, then brings the tree up to
+    /// date: new lines are linked in place, anything else rebuilds it.
+    fn refreshed(&mut self, step: impl FnOnce(&mut SessionIndex) -> Result<Refresh, Error>) -> Result<Refresh, Error> {
         let before = self.index.entries.len();
         let dups = self.index.count(DiagKind::DuplicateId);
-        let r = self.index.refresh()?;
+        let r = step(&mut self.index)?;
         match r {
             Refresh::Unchanged => {}
             Refresh::Appended { first_new_entry }

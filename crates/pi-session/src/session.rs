@@ -155,6 +155,19 @@ impl SessionIndex {
         Ok(ix)
     }
 
+    /// Reads and indexes the file open at `f` (from its start; `path` names it), without
+    /// opening it again.
+    fn load_open(path: &Path, f: &File) -> Result<SessionIndex, Error> {
+        let meta = f.metadata().map_err(|e| Error::io(path, e))?;
+        let mut ix = SessionIndex::empty(path.to_path_buf());
+        ix.stamp = FileStamp::of(&meta);
+        let mut r = f;
+        r.seek(SeekFrom::Start(0)).map_err(|e| Error::io(path, e))?;
+        ix.read_from(r, 0, Cores::All).map_err(|e| Error::io(path, e))?;
+        ix.finish();
+        Ok(ix)
+    }
+
     /// Indexes bytes held in memory (tests, fuzzing).
     pub fn from_bytes(path: impl Into<PathBuf>, bytes: &[u8]) -> SessionIndex {
         let mut ix = SessionIndex::empty(path.into());
@@ -187,15 +200,25 @@ impl SessionIndex {
     /// whose last read line changed is read again from the start.
     pub fn refresh(&mut self) -> Result<Refresh, Error> {
         let meta = std::fs::metadata(&self.path).map_err(|e| Error::io(&self.path, e))?;
+        if FileStamp::of(&meta) == self.stamp {
+            return Ok(Refresh::Unchanged);
+        }
+        let f = File::open(&self.path).map_err(|e| Error::io(&self.path, e))?;
+        self.refresh_open(&f)
+    }
+
+    /// [`SessionIndex::refresh`] through a descriptor already open on the file: never opens it
+    /// again (a writer holding a lease on it must not break its own lease), reads only what
+    /// follows the last complete line read, and a reload reads from the same descriptor.
+    pub fn refresh_open(&mut self, f: &File) -> Result<Refresh, Error> {
+        let meta = f.metadata().map_err(|e| Error::io(&self.path, e))?;
         let stamp = FileStamp::of(&meta);
         if stamp == self.stamp {
             return Ok(Refresh::Unchanged);
         }
-        let mut f = File::open(&self.path).map_err(|e| Error::io(&self.path, e))?;
-        let replaced = stamp.ino != self.stamp.ino || stamp.len < self.committed_len || !self.tail_matches(&mut f);
+        let replaced = stamp.ino != self.stamp.ino || stamp.len < self.committed_len || !self.tail_matches(f);
         if replaced || self.needs_full_reload() {
-            let fresh = SessionIndex::load(&self.path)?;
-            *self = fresh;
+            *self = SessionIndex::load_open(&self.path, f)?;
             return Ok(Refresh::Reloaded);
         }
         if stamp.len == self.read_len && stamp.len == self.committed_len {
@@ -204,19 +227,39 @@ impl SessionIndex {
         }
         self.rollback_to_committed();
         let first_new_entry = self.entries.len();
-        f.seek(SeekFrom::Start(self.committed_len)).map_err(|e| Error::io(&self.path, e))?;
+        let mut r = f;
+        r.seek(SeekFrom::Start(self.committed_len)).map_err(|e| Error::io(&self.path, e))?;
         let start = self.committed_len;
         self.stamp.len = stamp.len;
-        self.read_from(f, start, Cores::All).map_err(|e| Error::io(&self.path, e))?;
+        self.read_from(r, start, Cores::All).map_err(|e| Error::io(&self.path, e))?;
         if self.needs_full_reload() {
             // A v1/v2 header came with these lines: its migration rewrites the earlier entries too.
-            *self = SessionIndex::load(&self.path)?;
+            *self = SessionIndex::load_open(&self.path, f)?;
             return Ok(Refresh::Reloaded);
         }
         self.stamp = stamp;
         self.stamp.len = self.read_len.max(stamp.len);
         self.finish();
         Ok(Refresh::Appended { first_new_entry })
+    }
+
+    /// Takes in a line we appended ourselves, from memory: `bytes` (whole lines) were written
+    /// at `at`, right after the last complete line read, and `stamp` is the file as seen
+    /// right after (its length capped at the end of `bytes`, so whatever another writer
+    /// appended after them is read by the next refresh). Returns `None`, changing nothing,
+    /// when the bytes do not follow what was read (the caller refreshes from the file).
+    pub fn take_own(&mut self, at: u64, bytes: &[u8], stamp: FileStamp) -> Option<Refresh> {
+        let follows = at == self.read_len && at == self.committed_len && bytes.last() == Some(&b'\n');
+        if !follows || self.needs_full_reload() || stamp.len < at + bytes.len() as u64 {
+            return None;
+        }
+        self.rollback_to_committed();
+        let first_new_entry = self.entries.len();
+        self.stamp.len = at + bytes.len() as u64;
+        self.read_from(bytes, at, Cores::One).ok()?;
+        self.stamp = FileStamp { len: self.read_len, ..stamp };
+        self.finish();
+        Some(Refresh::Appended { first_new_entry })
     }
 
     /// v1/v2 files are migrated as a whole; any change means reading them again.
@@ -226,7 +269,7 @@ impl SessionIndex {
 
     /// The byte before the committed end must still be the `\n` we saw, and the last
     /// committed entry line must still hold the same id.
-    fn tail_matches(&self, f: &mut File) -> bool {
+    fn tail_matches(&self, f: &File) -> bool {
         if self.committed_len == 0 {
             return true;
         }
@@ -736,7 +779,7 @@ fn parse_lenient(text: &str) -> Result<(), ScanError> {
 }
 
 /// Reads `len` bytes at `offset`.
-pub fn read_at(f: &mut File, offset: u64, len: usize) -> io::Result<Vec<u8>> {
+pub fn read_at(f: &File, offset: u64, len: usize) -> io::Result<Vec<u8>> {
     let mut buf = vec![0u8; len];
     #[cfg(unix)]
     {
@@ -745,6 +788,7 @@ pub fn read_at(f: &mut File, offset: u64, len: usize) -> io::Result<Vec<u8>> {
     #[cfg(not(unix))]
     {
         use std::io::Read;
+        let mut f = f;
         f.seek(SeekFrom::Start(offset))?;
         f.read_exact(&mut buf)?;
     }

@@ -2,22 +2,30 @@
 //! truncated or rewritten:
 //!
 //! * navigate and label append one complete JSON line with a single `write` on an `O_APPEND`
-//!   descriptor, then fsync; the file is re-read first, so the line's `parentId` reflects what
-//!   any other writer appended meanwhile;
+//!   descriptor, then fsync, computed from the file as it is when the line lands
+//!   (compare-and-append, [`append`]): what another writer (pi) appended meanwhile is read
+//!   first, a line it has begun is waited for, and on Linux a write lease holds other writers
+//!   off from the check to the write ([`lease`]);
 //! * a fork writes a new file: a hidden temporary file in the source's folder, fsynced, then
 //!   linked into place under its final name (which never replaces an existing file), then the
 //!   folder is fsynced. A crash leaves either no new session file or a complete one.
 
+mod append;
+mod lease;
+#[cfg(test)]
+mod tests;
+
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use serde_json::json;
 
-use crate::session::{read_at, FileStamp};
-use crate::tree::Leaf;
+use crate::session::read_at;
 use crate::{Error, Session};
+use append::Line;
+pub use lease::Guard;
 
 /// How writes are checked.
 #[derive(Debug, Clone)]
@@ -28,11 +36,15 @@ pub struct WriteOptions {
     pub read_only: bool,
     /// A torn tail must be unchanged for this long before we write after it.
     pub stable_for: Duration,
+    /// How long we wait for another writer to end a line it has begun before refusing
+    /// ([`Error::Busy`]); longer than `stable_for`, so a tail that stops changing is seen as
+    /// damage first.
+    pub busy_wait: Duration,
 }
 
 impl Default for WriteOptions {
     fn default() -> Self {
-        WriteOptions { root: None, read_only: false, stable_for: Duration::from_secs(1) }
+        WriteOptions { root: None, read_only: false, stable_for: Duration::from_secs(1), busy_wait: Duration::from_secs(2) }
     }
 }
 
@@ -44,8 +56,18 @@ pub struct Appended {
     pub line: String,
     /// Byte offset where the line starts.
     pub offset: u64,
-    /// Another writer appended to the file within the last seconds.
+    /// Another writer appended to the file within the last seconds, or between our check and
+    /// our line.
     pub warning: Option<String>,
+    /// How the line was guarded against other writers.
+    pub guard: Guard,
+    /// Lines of ours appended before `line` by this write, each made stale or damaged by another
+    /// writer's bytes landing between our check and it (offset, line): empty unless the file
+    /// could not be held for the write.
+    pub superseded: Vec<(u64, String)>,
+    /// Lines of other writers were read while appending (the file grew since the session's
+    /// last read).
+    pub others_appended: bool,
 }
 
 /// A session file we created by forking.
@@ -114,49 +136,6 @@ fn read_only_message(s: &Session) -> Option<String> {
     })
 }
 
-/// Loads the session for writing: confined, version 3 with a valid header, tail stable.
-/// Returns the session and whether our line needs a leading `\n` (a stable torn tail).
-fn prepare(path: &Path, opts: &WriteOptions) -> Result<(Session, PathBuf, bool), Error> {
-    if opts.read_only {
-        return Err(Error::ReadOnlyMode);
-    }
-    let real = confine(path, opts.root.as_deref())?;
-    let s = Session::open(&real)?;
-    if let Some(message) = read_only_message(&s) {
-        return Err(Error::ReadOnly { path: path.to_path_buf(), message });
-    }
-    let torn = s.index.has_unterminated_tail() || last_byte_is_not_newline(&real)?;
-    if torn {
-        wait_stable(&real, &s, opts.stable_for)?;
-    }
-    Ok((s, real, torn))
-}
-
-fn last_byte_is_not_newline(path: &Path) -> Result<bool, Error> {
-    let mut f = File::open(path).map_err(|e| Error::io(path, e))?;
-    let len = f.metadata().map_err(|e| Error::io(path, e))?.len();
-    if len == 0 {
-        return Ok(false);
-    }
-    Ok(read_at(&mut f, len - 1, 1).map_err(|e| Error::io(path, e))? != b"\n")
-}
-
-/// A torn tail may be a write in progress: require the file to stay unchanged for
-/// `stable_for` (measured from its mtime), else refuse.
-fn wait_stable(path: &Path, s: &Session, stable_for: Duration) -> Result<(), Error> {
-    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
-    let stamp = FileStamp::of(&meta);
-    let age = meta.modified().ok().and_then(|m| SystemTime::now().duration_since(m).ok()).unwrap_or(Duration::ZERO);
-    if age < stable_for {
-        std::thread::sleep(stable_for - age);
-    }
-    let now = FileStamp::of(&std::fs::metadata(path).map_err(|e| Error::io(path, e))?);
-    if now != stamp || now.len != s.index.read_len {
-        return Err(Error::TailChanging { path: path.to_path_buf() });
-    }
-    Ok(())
-}
-
 pub(crate) fn target_node(s: &Session, id: &str) -> Result<u32, Error> {
     validate_id(id)?;
     let i = s.node(id)?;
@@ -172,48 +151,6 @@ pub(crate) fn target_node(s: &Session, id: &str) -> Result<u32, Error> {
     Ok(i)
 }
 
-/// Appends `line` (plus `\n`, with a leading `\n` after a torn tail) in one `write` on an
-/// `O_APPEND` descriptor, then fsyncs.
-fn append_line(real: &Path, line: &str, torn: bool) -> Result<u64, Error> {
-    let mut buf = Vec::with_capacity(line.len() + 2);
-    if torn {
-        buf.push(b'\n');
-    }
-    buf.extend_from_slice(line.as_bytes());
-    buf.push(b'\n');
-    let mut f = OpenOptions::new().append(true).open(real).map_err(|e| Error::io(real, e))?;
-    let written = f.write(&buf).map_err(|e| Error::io(real, e))?;
-    if written != buf.len() {
-        // A regular file takes a small write whole; finish it rather than leave a torn line.
-        f.write_all(&buf[written..]).map_err(|e| Error::io(real, e))?;
-    }
-    f.sync_data().map_err(|e| Error::io(real, e))?;
-    // Where our bytes ended: the descriptor's own position (an `O_APPEND` write moves it to the
-    // end of what it wrote). The file's length may already include another writer's next line.
-    #[cfg(unix)]
-    let end = {
-        use std::io::Seek;
-        f.stream_position().map_err(|e| Error::io(real, e))?
-    };
-    #[cfg(not(unix))]
-    let end = f.metadata().map_err(|e| Error::io(real, e))?.len();
-    Ok(end - line.len() as u64 - 1)
-}
-
-/// pi appended to this file in the last seconds: its last line is one pi writes (not a `leaf`
-/// or `label` line) and the file changed moments ago.
-fn live_warning(real: &Path, s: &Session) -> Option<String> {
-    let last = s.index.entries.last()?;
-    if matches!(last.kind, crate::Kind::Leaf | crate::Kind::Label) {
-        return None;
-    }
-    let m = std::fs::metadata(real).ok()?.modified().ok()?;
-    let age = SystemTime::now().duration_since(m).ok()?;
-    (age < Duration::from_secs(10)).then(|| {
-        "another process appended to this session moments ago; if pi has it open, pi's next message continues from pi's own in-memory leaf".to_string()
-    })
-}
-
 /// `{"type":"leaf","id":ID,"parentId":X,"timestamp":NOW,"targetId":X}` (keys in this order).
 pub fn leaf_line(id: &str, target: Option<&str>, now: &str) -> String {
     json!({
@@ -226,41 +163,40 @@ pub fn leaf_line(id: &str, target: Option<&str>, now: &str) -> String {
     .to_string()
 }
 
+/// Opens a session for an append: confined, then indexed once.
+pub fn open_for_append(path: &Path, opts: &WriteOptions) -> Result<Session, Error> {
+    if opts.read_only {
+        return Err(Error::ReadOnlyMode);
+    }
+    let real = confine(path, opts.root.as_deref())?;
+    let s = Session::open(&real)?;
+    if let Some(message) = read_only_message(&s) {
+        return Err(Error::ReadOnly { path: path.to_path_buf(), message });
+    }
+    Ok(s)
+}
+
 /// Moves the persisted leaf to `target` (`None`: before the first entry) by appending
 /// `{"type":"leaf","id":NEW,"parentId":X,"timestamp":NOW,"targetId":X}`.
 pub fn navigate(path: &Path, target: Option<&str>, opts: &WriteOptions) -> Result<Appended, Error> {
-    let (s, real, torn) = prepare(path, opts)?;
-    if let Some(t) = target {
-        target_node(&s, t)?;
-    }
-    let warning = live_warning(&real, &s);
-    let line = leaf_line(&new_id(&s), target, &now_iso());
-    let offset = append_line(&real, &line, torn)?;
-    Ok(Appended { file: real, line, offset, warning })
+    navigate_in(&mut open_for_append(path, opts)?, target, opts)
+}
+
+/// [`navigate`] in a session already open (its file already confined): reads only what was
+/// appended since its last read, and takes our line in.
+pub fn navigate_in(s: &mut Session, target: Option<&str>, opts: &WriteOptions) -> Result<Appended, Error> {
+    append::append(s, opts, Line::Leaf { target })
 }
 
 /// Sets (or, with `None` / `""`, clears) the label of `target`, as pi's `appendLabelChange`:
 /// `{"type":"label","id":NEW,"parentId":LEAF,"timestamp":NOW,"targetId":X,"label":"t"}`.
 pub fn set_label(path: &Path, target: &str, label: Option<&str>, opts: &WriteOptions) -> Result<Appended, Error> {
-    let (s, real, torn) = prepare(path, opts)?;
-    target_node(&s, target)?;
-    let leaf = match s.tree.leaf {
-        Leaf::Null => None,
-        Leaf::Entry(i) => Some(s.id_of(i).to_string()),
-    };
-    let warning = live_warning(&real, &s);
-    let mut obj = serde_json::Map::new();
-    obj.insert("type".into(), "label".into());
-    obj.insert("id".into(), new_id(&s).into());
-    obj.insert("parentId".into(), leaf.into());
-    obj.insert("timestamp".into(), now_iso().into());
-    obj.insert("targetId".into(), target.into());
-    if let Some(l) = label.filter(|l| !l.is_empty()) {
-        obj.insert("label".into(), l.into());
-    }
-    let line = serde_json::Value::Object(obj).to_string();
-    let offset = append_line(&real, &line, torn)?;
-    Ok(Appended { file: real, line, offset, warning })
+    set_label_in(&mut open_for_append(path, opts)?, target, label, opts)
+}
+
+/// [`set_label`] in a session already open (its file already confined).
+pub fn set_label_in(s: &mut Session, target: &str, label: Option<&str>, opts: &WriteOptions) -> Result<Appended, Error> {
+    append::append(s, opts, Line::Label { target, label })
 }
 
 /// The entry a fork of `id` copies up to: `id` itself, or with `before` its parent (`None`:

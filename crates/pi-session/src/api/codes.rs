@@ -37,7 +37,9 @@ pub enum ErrorCode {
     /// The file cannot be written (its version or header).
     ReadOnly,
     InCycle,
-    TailChanging,
+    /// Another process is writing a line to the file right now: nothing was written; the
+    /// same write may be tried again.
+    Busy,
     OutsideRoot,
     InvalidId,
     /// The app (or the command line) is in read-only mode.
@@ -66,7 +68,7 @@ impl ErrorCode {
             ErrorCode::UnknownId => "unknown-id",
             ErrorCode::ReadOnly => "read-only",
             ErrorCode::InCycle => "in-cycle",
-            ErrorCode::TailChanging => "tail-changing",
+            ErrorCode::Busy => "busy",
             ErrorCode::OutsideRoot => "outside-root",
             ErrorCode::InvalidId => "invalid-id",
             ErrorCode::ReadOnlyMode => "read-only-mode",
@@ -204,7 +206,7 @@ mod tests {
             ErrorCode::UnknownId,
             ErrorCode::ReadOnly,
             ErrorCode::InCycle,
-            ErrorCode::TailChanging,
+            ErrorCode::Busy,
             ErrorCode::OutsideRoot,
             ErrorCode::InvalidId,
             ErrorCode::ReadOnlyMode,

@@ -172,45 +172,63 @@ impl Explorer {
                 if let Some((_, after)) = refreshed {
                     let ours = self.own_writes.lock().unwrap().get(real).copied() == Some(after);
                     if !ours {
-                        if let Some(c) = self.sessions.lock().unwrap().get_mut(real) {
-                            c.external_append = Some(Instant::now());
-                        }
+                        self.mark_external_append(real);
                     }
                 }
                 Ok(s)
             }
-            None => {
-                // One open at a time: the UI's first requests for a session come together, and
-                // each would otherwise read the whole file (a big one takes all cores).
-                let _opening = self.opening.lock().unwrap();
-                if let Some(c) = self.sessions.lock().unwrap().get(real) {
-                    return Ok(c.session.clone());
-                }
-                // Big sessions open from their skeleton snapshot. A missing or stale one is
-                // encoded here (a tenth of the open's time; no lock held, so no request waits
-                // on it later) and written on a thread of its own, at a lower priority.
-                let cache = crate::session::SkeletonCache::from_env();
-                let (s, used) = match &cache {
-                    Some(c) => c.open(real)?,
-                    None => (Session::open(real)?, crate::session::CacheUse::Off),
-                };
-                if let (Some(c), crate::session::CacheUse::Miss | crate::session::CacheUse::Extended) = (&cache, used) {
-                    if let Some(encoded) = c.encode(&s) {
-                        std::thread::spawn(move || {
-                            lister::lower_priority();
-                            encoded.write();
-                        });
-                    }
-                }
-                let s = Arc::new(RwLock::new(s));
-                let mut map = self.sessions.lock().unwrap();
-                if map.len() > 64 {
-                    map.clear();
-                }
-                map.insert(real.to_path_buf(), Cached { session: s.clone(), external_append: None });
-                Ok(s)
+            None => self.open_session(real),
+        }
+    }
+
+    /// The cached session of `real` as last read (a write brings it up to date itself,
+    /// through its own descriptor), or the session opened now.
+    pub(super) fn cached_or_open(&self, real: &Path) -> Result<Shared, Error> {
+        let existing = self.sessions.lock().unwrap().get(real).map(|c| c.session.clone());
+        match existing {
+            Some(s) => Ok(s),
+            None => self.open_session(real),
+        }
+    }
+
+    /// Another process appended to the file just now.
+    pub(super) fn mark_external_append(&self, real: &Path) {
+        if let Some(c) = self.sessions.lock().unwrap().get_mut(real) {
+            c.external_append = Some(Instant::now());
+        }
+    }
+
+    /// Opens `real` into the cache.
+    fn open_session(&self, real: &Path) -> Result<Shared, Error> {
+        // One open at a time: the UI's first requests for a session come together, and
+        // each would otherwise read the whole file (a big one takes all cores).
+        let _opening = self.opening.lock().unwrap();
+        if let Some(c) = self.sessions.lock().unwrap().get(real) {
+            return Ok(c.session.clone());
+        }
+        // Big sessions open from their skeleton snapshot. A missing or stale one is
+        // encoded here (a tenth of the open's time; no lock held, so no request waits
+        // on it later) and written on a thread of its own, at a lower priority.
+        let cache = crate::session::SkeletonCache::from_env();
+        let (s, used) = match &cache {
+            Some(c) => c.open(real)?,
+            None => (Session::open(real)?, crate::session::CacheUse::Off),
+        };
+        if let (Some(c), crate::session::CacheUse::Miss | crate::session::CacheUse::Extended) = (&cache, used) {
+            if let Some(encoded) = c.encode(&s) {
+                std::thread::spawn(move || {
+                    lister::lower_priority();
+                    encoded.write();
+                });
             }
         }
+        let s = Arc::new(RwLock::new(s));
+        let mut map = self.sessions.lock().unwrap();
+        if map.len() > 64 {
+            map.clear();
+        }
+        map.insert(real.to_path_buf(), Cached { session: s.clone(), external_append: None });
+        Ok(s)
     }
 
     /// True when another process appended to the file within the last 10 s.

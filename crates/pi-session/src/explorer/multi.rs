@@ -97,6 +97,13 @@ impl Explorer {
         self.roots().write_opts(real, self.is_read_only())
     }
 
+    /// The file confined (once) to the root holding it, and the options its writes go by.
+    pub(super) fn write_target_multi(&self, path: &str) -> Result<(PathBuf, WriteOptions), Error> {
+        let roots = self.roots();
+        let (real, r) = roots.confine(Path::new(path))?;
+        Ok((real, WriteOptions { root: Some(r.path.clone()), read_only: self.is_read_only() || r.read_only, ..Default::default() }))
+    }
+
     /// Every root's snapshot, merged, with fork links across roots.
     fn merged(&self) -> (MultiListing, Vec<ForkInfo>, usize, usize) {
         let all: Vec<(RootSpec, Arc<Lister>)> = self.roots.read().unwrap().clone();

@@ -1,37 +1,52 @@
 //! Writes: navigate, label, fork (appends and new files, through [`crate::write`]).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::Explorer;
 use crate::api::*;
-use crate::write;
-use crate::Error;
+use crate::write::{self, WriteOptions};
+use crate::{Error, Session};
 
 impl Explorer {
     // ------------------------------------------------------------------ writes
 
-    fn after_write(&self, real: &Path) {
-        if let Ok(m) = std::fs::metadata(real) {
-            self.own_writes.lock().unwrap().insert(real.to_path_buf(), m.len());
+    /// Appends one line to the file at `path` through its cached session: the path is
+    /// confined once, the session is opened only when not cached, and the write reads only what
+    /// was appended since the session's last read and takes our line in (no refresh after).
+    fn append(&self, path: &str, write: impl FnOnce(&mut Session, &WriteOptions) -> Result<write::Appended, Error>) -> Result<WriteResult, Error> {
+        let (real, opts) = self.write_target(path)?;
+        if opts.read_only {
+            return Err(Error::ReadOnlyMode);
         }
-        // Pick up our line now, so the next read does not count it as someone else's.
-        let _ = self.session_at(real);
+        let live = self.is_live(&real);
+        let arc = self.cached_or_open(&real)?;
+        let a = write(&mut arc.write().unwrap(), &opts)?;
+        self.after_append(&real, &a);
+        Ok(write_result(a, live))
+    }
+
+    /// The file, confined (once), and the options its writes go by.
+    fn write_target(&self, path: &str) -> Result<(PathBuf, WriteOptions), Error> {
+        if self.is_multi() {
+            return self.write_target_multi(path);
+        }
+        let real = write::confine(Path::new(path), Some(&self.root))?;
+        Ok((real, WriteOptions { root: Some(self.root.clone()), read_only: self.is_read_only(), ..Default::default() }))
+    }
+
+    fn after_append(&self, real: &Path, a: &write::Appended) {
+        self.own_writes.lock().unwrap().insert(real.to_path_buf(), a.offset + a.line.len() as u64 + 1);
+        if a.others_appended {
+            self.mark_external_append(real);
+        }
     }
 
     pub fn navigate(&self, path: &str, id: Option<&str>) -> Result<WriteResult, Error> {
-        let real = self.resolve(path)?;
-        let live = self.is_live(&real);
-        let a = write::navigate(&real, id, &self.write_opts(&real)?)?;
-        self.after_write(&real);
-        Ok(write_result(a, live))
+        self.append(path, |s, opts| write::navigate_in(s, id, opts))
     }
 
     pub fn set_label(&self, path: &str, id: &str, label: Option<&str>) -> Result<WriteResult, Error> {
-        let real = self.resolve(path)?;
-        let live = self.is_live(&real);
-        let a = write::set_label(&real, id, label, &self.write_opts(&real)?)?;
-        self.after_write(&real);
-        Ok(write_result(a, live))
+        self.append(path, |s, opts| write::set_label_in(s, id, label, opts))
     }
 
     pub fn fork(&self, path: &str, id: &str, position: ForkPosition) -> Result<ForkResult, Error> {

@@ -140,7 +140,7 @@ impl Fx {
     }
 
     pub fn opts(&self) -> WriteOptions {
-        WriteOptions { root: Some(self.root.clone()), read_only: false, stable_for: Duration::from_millis(50) }
+        WriteOptions { root: Some(self.root.clone()), read_only: false, stable_for: Duration::from_millis(50), busy_wait: Duration::from_secs(2) }
     }
 }
 

@@ -417,41 +417,61 @@ export class AppState {
     });
   }
 
-  async navigateHere(path: string, id: string | null, opts: { undoOf?: string } = {}) {
-    await this.guardTorn(path, "move the leaf", async () => {
-      try {
-        const prev = await this.currentLeaf(path);
-        const res = await this.backend.navigate(path, id);
-        const undo = opts.undoOf === undefined;
-        this.toasts.rich("success", undo ? `Leaf moved: appended ${describeLine(res.line)} to ${baseName(res.file)}` : `Undone: appended ${describeLine(res.line)}`, {
-          code: res.line,
-          actions: undo ? [{ label: "Undo", testid: "toast-undo", run: () => this.navigateHere(path, prev, { undoOf: res.line }) }] : [],
-        });
-        await this.afterWrite(path, res);
-      } catch (e) {
-        this.error(e, "Navigate failed");
-      }
-      this.focusTree++;
+  /**
+   * A write that failed. `busy` (pi is writing a line to the file right now; nothing was
+   * written) offers to run the same write again; anything else is an error toast.
+   */
+  private writeFailed(e: unknown, prefix: string, retry: () => Promise<unknown>) {
+    const err = ApiError.from(e);
+    if (err.code !== "busy") return this.error(e, prefix);
+    this.toasts.rich("warning", `${prefix}: ${err.message}`, {
+      ms: 0,
+      actions: [
+        { label: "Try again", testid: "busy-retry", run: async () => void (await retry()) },
+        { label: "Cancel", testid: "busy-cancel", run: () => void this.focusTree++ },
+      ],
     });
   }
 
+  async navigateHere(path: string, id: string | null, opts: { undoOf?: string } = {}) {
+    await this.guardTorn(path, "move the leaf", () => this.navigateNow(path, id, opts));
+  }
+
+  private async navigateNow(path: string, id: string | null, opts: { undoOf?: string }) {
+    try {
+      const prev = await this.currentLeaf(path);
+      const res = await this.backend.navigate(path, id);
+      const undo = opts.undoOf === undefined;
+      this.toasts.rich("success", undo ? `Leaf moved: appended ${describeLine(res.line)} to ${baseName(res.file)}` : `Undone: appended ${describeLine(res.line)}`, {
+        code: res.line,
+        actions: undo ? [{ label: "Undo", testid: "toast-undo", run: () => this.navigateHere(path, prev, { undoOf: res.line }) }] : [],
+      });
+      await this.afterWrite(path, res);
+    } catch (e) {
+      this.writeFailed(e, "Navigate failed", () => this.navigateNow(path, id, opts));
+    }
+    this.focusTree++;
+  }
+
   async setLabel(path: string, id: string, label: string | null, opts: { undo?: boolean } = {}) {
-    await this.guardTorn(path, "label", async () => {
-      try {
-        const prev = opts.undo ? null : (await this.backend.entryDetail(path, id)).label;
-        const text = label && label.trim() !== "" ? label.trim() : null;
-        const res = await this.backend.setLabel(path, id, text);
-        const head = opts.undo ? "Undone" : text ? `Labeled “${text}”` : "Label cleared";
-        this.toasts.rich("success", `${head}: appended ${describeLine(res.line)} to ${baseName(res.file)}`, {
-          code: res.line,
-          actions: opts.undo ? [] : [{ label: "Undo", testid: "toast-undo", run: () => this.setLabel(path, id, prev, { undo: true }) }],
-        });
-        await this.afterWrite(path, res);
-      } catch (e) {
-        this.error(e, "Label failed");
-      }
-      this.focusTree++;
-    });
+    await this.guardTorn(path, "label", () => this.setLabelNow(path, id, label, opts));
+  }
+
+  private async setLabelNow(path: string, id: string, label: string | null, opts: { undo?: boolean }) {
+    try {
+      const prev = opts.undo ? null : (await this.backend.entryDetail(path, id)).label;
+      const text = label && label.trim() !== "" ? label.trim() : null;
+      const res = await this.backend.setLabel(path, id, text);
+      const head = opts.undo ? "Undone" : text ? `Labeled “${text}”` : "Label cleared";
+      this.toasts.rich("success", `${head}: appended ${describeLine(res.line)} to ${baseName(res.file)}`, {
+        code: res.line,
+        actions: opts.undo ? [] : [{ label: "Undo", testid: "toast-undo", run: () => this.setLabel(path, id, prev, { undo: true }) }],
+      });
+      await this.afterWrite(path, res);
+    } catch (e) {
+      this.writeFailed(e, "Label failed", () => this.setLabelNow(path, id, label, opts));
+    }
+    this.focusTree++;
   }
 
   /** Forks into a new file; the view stays where it is, the toast offers to open it and how to resume it in pi. */
@@ -508,7 +528,7 @@ export class AppState {
       this.scheduleListRefresh(0);
       return res.leafId;
     } catch (e) {
-      this.error(e, "Switching branch failed");
+      this.writeFailed(e, "Switching branch failed", () => this.switchBranch(toId));
       return null;
     }
   }
