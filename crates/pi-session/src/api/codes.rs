@@ -46,6 +46,8 @@ pub enum ErrorCode {
     NoCompaction,
     /// Two nodes of files that are not of one fork family (compare).
     NotRelated,
+    /// A running pi could not be reached or answered outside the protocol (docs/pi-link.md).
+    PiLink,
     /// The search index (its database) failed.
     Index,
     /// No cache or data folder could be found for the search index or the tags.
@@ -72,6 +74,7 @@ impl ErrorCode {
             ErrorCode::ReadOnlyMode => "read-only-mode",
             ErrorCode::NoCompaction => "no-compaction",
             ErrorCode::NotRelated => "not-related",
+            ErrorCode::PiLink => "pi-link",
             ErrorCode::Index => "index",
             ErrorCode::NoFolder => "no-folder",
             ErrorCode::Invalid => "invalid",
@@ -210,6 +213,7 @@ mod tests {
             ErrorCode::ReadOnlyMode,
             ErrorCode::NoCompaction,
             ErrorCode::NotRelated,
+            ErrorCode::PiLink,
             ErrorCode::Index,
             ErrorCode::NoFolder,
             ErrorCode::Invalid,
