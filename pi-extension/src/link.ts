@@ -81,7 +81,11 @@ export class Link {
 		server.on("error", () => {});
 		this.server = server;
 		this.write({ ...d });
+		// pi exiting without a session_shutdown (an uncaught error): the files go all the same.
+		process.once("exit", this.onExit);
 	}
+
+	private readonly onExit = () => removeDiscovery(this.dir, this.token);
 
 	private last: Discovery | null = null;
 
@@ -103,6 +107,7 @@ export class Link {
 	stop(keep: ReadonlySet<Peer> = new Set()): void {
 		this.server?.close();
 		this.server = null;
+		process.off("exit", this.onExit);
 		removeDiscovery(this.dir, this.token);
 		for (const c of this.peers) if (!keep.has(c)) c.close();
 	}

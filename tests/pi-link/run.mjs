@@ -2,23 +2,30 @@
 // run.mjs — the explorer and a running pi, together: pi-extension/ loaded into the real pi in
 // RPC mode, driven by `pi-session` (docs/pi-link.md). The extension is installed with `pi install`.
 //
-//   node run.mjs --pi PI_PACKAGE_DIR [--bin pi-session] [--verbose]
+//   node run.mjs --pi PI_PACKAGE_DIR [--bin pi-session] [--browser] [--verbose]
 //
 // Run with the Node that pi needs (pi 1.6.0: Node 24; pi 0.73.1: Node 20): pi is started with
 // this same Node. No model is called. pi never sees a real agent folder or the user's link
 // folder (PI_CODING_AGENT_DIR and XDG_RUNTIME_DIR point into a temporary folder; PATH holds no
-// pi-session-explorer, so /explore uses `pi-session serve`). Checks, in one pi process:
+// pi-session-explorer, so /explore uses `pi-session serve`, until a fake window appears at
+// PI_SESSION_EXPLORER_BIN). Checks, in one pi process:
 //   * the discovery file and `pi-session followers FILE`: this pi, its version, its leaf;
 //   * `/explore` notifies a URL naming the session and the leaf in its fragment; the server
 //     answers that URL's token as `Authorization: Bearer` (401 without it) and lists the session;
-//   * `pi-session offer FILE --navigate A1`: the question arrives as an extension_ui_request
-//     select with the entry's title; "No summary" moves pi's leaf (get_messages: the path ends
-//     at A1; pi 1.x: get_entries' leafId) and the answer says so;
-//   * the same for another entry answered "Cancel": declined, pi's leaf unchanged;
-//   * unanswered with --timeout 1: timed out, leaf unchanged;
-//   * "Summarize" with no model: failed, with pi's reason, leaf unchanged;
+//     with --browser, that URL opened in Chromium (tests/serve's playwright-core) shows that
+//     session, not the more recent one beside it, with the leaf selected; `entry=A1` selects A1;
+//   * `/explore` again, a window now at PI_SESSION_EXPLORER_BIN: it is started with
+//     --sessions-dir ROOT --session FILE --select LEAF;
+//   * `pi-session offer FILE --navigate A3` (a side branch): the question arrives as an
+//     extension_ui_request select with the entry's title; "No summary" moves pi's leaf
+//     (get_messages: the path ends at A3; pi 1.x: get_entries' leafId) and the answer says so;
+//   * A1 answered "Cancel", then dismissed: declined, pi's leaf unchanged;
+//   * unanswered with --timeout 1: timed out within the bound, leaf unchanged;
+//   * A2 with "Summarize" (the branch left needs a summary) and no model: failed, with pi's
+//     reason, leaf unchanged; an entry not in the file: refused before any pi is asked;
 //   * a fork made with `pi-session fork`, offered with --switch and answered "Switch": pi is on
-//     the new file (get_state), the link now follows the new file only;
+//     the new file (get_state), the link now follows the new file only; exit 3 for a file no
+//     pi follows;
 //   * after pi exits: the link folder is empty and the server /explore started is gone.
 // pi before 0.84.2 cannot dispatch a command from an extension: there the yes puts
 // `/explore-offer N` in the editor (a set_editor_text request) and the test sends it as the
@@ -26,7 +33,7 @@
 // setup error.
 
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -41,6 +48,7 @@ const repo = resolve(here, "../..");
 const piDir = opt("--pi") && resolve(opt("--pi"));
 const bin = resolve(opt("--bin", process.env.PI_SESSION_BIN || join(repo, "target/debug/pi-session")));
 const verbose = argv.includes("--verbose");
+const withBrowser = argv.includes("--browser");
 const extension = join(repo, "pi-extension");
 
 function setupError(msg) {
@@ -81,11 +89,12 @@ const env = {
 	PI_CODING_AGENT_DIR: join(work, "agent"),
 	XDG_RUNTIME_DIR: runtime,
 	PI_SESSION_BIN: bin,
+	// Not there yet: the first /explore serves; the second finds this "window" (a script).
+	PI_SESSION_EXPLORER_BIN: join(work, "bin", "pi-session-explorer"),
 	PATH: [dirname(process.execPath), "/usr/bin", "/bin"].join(":"),
 };
 delete env.PI_CODING_AGENT_SESSION_DIR;
 delete env.PI_SESSION_LINK_DIR;
-delete env.PI_SESSION_EXPLORER_BIN;
 const linkDir = join(runtime, "pi-session-explorer");
 
 const sm = SessionManager.create(proj, join(root, "--work-proj--"));
@@ -111,6 +120,11 @@ const A2 = sm.appendMessage(assistant("The lexer is done."));
 void U2;
 void U3;
 const FILE = realpathSync(sm.getSessionFile());
+// A more recent session beside it: the page must open FILE because the URL names it.
+await new Promise((r) => setTimeout(r, 20));
+const decoy = SessionManager.create(proj, join(root, "--work-proj--"));
+decoy.appendMessage(user("a more recent session"));
+decoy.appendMessage(assistant("It is the most recent one."));
 console.log(`pi-link: ${pkg.name} ${pkg.version} on node ${process.version}; in ${work}`);
 
 // ---------------------------------------------------------------- pi in RPC mode
@@ -270,7 +284,18 @@ try {
 		same("the API refuses a request without the token", (await api("app_info", {})).status, 401);
 		const list = await (await api("list_sessions", { authorization: `Bearer ${token}` })).json();
 		check("the served list holds the session", list.sessions?.some((s) => s.path === FILE), JSON.stringify(list).slice(0, 400));
+		if (withBrowser) await inBrowser(url, START);
 	}
+
+	// -------------------------------------------------------------- /explore with the window
+	const windowArgs = join(work, "window-args.json");
+	mkdirSync(join(work, "bin"));
+	writeFileSync(env.PI_SESSION_EXPLORER_BIN, `#!/bin/sh\nexec "${process.execPath}" -e 'require("fs").writeFileSync(process.argv[1], JSON.stringify(process.argv.slice(2)))' '${windowArgs}' "$@"\n`, { mode: 0o755 });
+	await pi.call("prompt", { message: "/explore" });
+	const opened = await pi.next((m) => m.type === "extension_ui_request" && m.method === "notify" && /Opened Pi Session Explorer/.test(m.message ?? ""));
+	check("/explore with the window: notified", opened !== null);
+	for (let k = 0; k < 50 && !existsSync(windowArgs); k++) await new Promise((res) => setTimeout(res, 100));
+	same("the window gets the root, the session and the leaf", existsSync(windowArgs) ? JSON.parse(readFileSync(windowArgs, "utf8")) : null, ["--sessions-dir", realpathSync(root), "--session", FILE, "--select", START]);
 
 	// -------------------------------------------------------------- navigate, accepted
 	let ask = offer(FILE, "--navigate", A3, "--timeout", "20");
@@ -358,6 +383,41 @@ if (servedUrl) {
 		if (!gone) await new Promise((res) => setTimeout(res, 100));
 	}
 	check("the server /explore started is gone with pi", gone);
+}
+
+/** The URL of /explore in Chromium: the session and the entry it names are the ones shown. */
+async function inBrowser(url, leaf) {
+	const { chromium } = await import(pathToFileURL(join(repo, "tests/serve/node_modules/playwright-core/index.mjs")).href);
+	const profile = mkdtempSync(join(tmpdir(), "pi-link-chromium-"));
+	const ctx = await chromium.launchPersistentContext(profile, {
+		executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+		headless: true,
+		args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+	});
+	try {
+		const shown = async (u) => {
+			const page = await ctx.newPage();
+			await page.goto(u.toString());
+			const session = page.locator("[data-testid=session-row][aria-current=true]");
+			await session.waitFor({ timeout: 15000 });
+			const row = page.locator("[data-testid=tree-row][aria-selected=true]");
+			await row.waitFor({ timeout: 15000 });
+			const got = [await session.getAttribute("data-path"), await row.getAttribute("data-id")];
+			await page.close();
+			return got;
+		};
+		same("in the browser: the session and the leaf the URL names", await shown(url), [FILE, leaf]);
+		const other = new URL(url);
+		const h = new URLSearchParams(other.hash.slice(1));
+		h.set("entry", A1);
+		other.hash = h.toString();
+		same("in the browser: entry=A1 selects A1", await shown(other), [FILE, A1]);
+	} catch (e) {
+		check("the page opens in Chromium", false, e.stack);
+	} finally {
+		await ctx.close();
+		rmSync(profile, { recursive: true, force: true });
+	}
 }
 
 function statMode(p) {

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # The explorer and a running pi, together (run.mjs; docs/pi-link.md): pi-extension/ type-checked
 # against pi 1.6.0's own types, then loaded into the real pi 1.6.0 (Node 24) and pi 0.73.1
-# (system Node) in RPC mode and driven by `pi-session followers` / `offer` and `/explore`.
+# (system Node) in RPC mode and driven by `pi-session followers` / `offer` and `/explore` (the
+# URL of /explore opened in Chromium, with tests/serve's playwright-core, once).
 #
 #   tests/pi-link/run.sh                         # both pis
 #   tests/pi-link/run.sh --pi DIR --node NODE    # one pi package dir with one node binary
 #
-# Installs nothing: `npm ci` in tests/pi-oracle (pi 0.73.1), `scripts/setup` (pi 1.6.0 in
-# $PI16_DIR, Node 24 in $NODE24), the UI's npm packages (TypeScript) and
-# `cargo build -p pi-session-cli` first. The binary is $PI_SESSION_BIN, by default
+# Installs nothing: `scripts/setup all` first (pi 0.73.1 in tests/pi-oracle, pi 1.6.0 in
+# $PI16_DIR, Node 24 in $NODE24, the UI's npm packages for TypeScript, tests/serve's
+# playwright-core and Chromium), then `npm --prefix ui run build` and `cargo build -p pi-session-cli`. The binary is $PI_SESSION_BIN, by default
 # <repo>/target/debug/pi-session. Other arguments go to run.mjs.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -36,6 +37,6 @@ tsc="$repo/ui/node_modules/.bin/tsc"
 [ -x "$tsc" ] || { echo "run.sh: no TypeScript at $tsc (npm ci in ui)" >&2; exit 2; }
 status=0
 "$tsc" -p "$here/tsconfig.json" && echo "pi-link: pi-extension type-checks against pi 1.6.0's types" || status=$?
-"$NODE24" "$here/run.mjs" --pi "$pi16" --bin "$PI_SESSION_BIN" "${rest[@]}" || status=$?
+"$NODE24" "$here/run.mjs" --pi "$pi16" --bin "$PI_SESSION_BIN" --browser "${rest[@]}" || status=$?
 node "$here/run.mjs" --pi "$pi073" --bin "$PI_SESSION_BIN" "${rest[@]}" || status=$?
 exit $status
