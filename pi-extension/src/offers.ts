@@ -27,6 +27,8 @@ interface Pending {
 	/** Set once the user said yes. */
 	summarize?: boolean;
 	applying: boolean;
+	/** Older pi: what the editor held before `/explore-offer N` replaced it (put back after the move). */
+	draft?: string;
 }
 
 export interface OfferDeps {
@@ -107,6 +109,7 @@ export class Offers {
 	/** Older pi: ask now, with the session's context; on yes the user's Enter runs the command. */
 	private async askThenPrefill(p: Pending, ctx: ExtensionContext): Promise<void> {
 		if (!(await this.ask(p, ctx))) return;
+		p.draft = ctx.ui.getEditorText();
 		ctx.ui.setEditorText(`/${COMMAND} ${p.nonce}`);
 		ctx.ui.notify("Press Enter to move (this pi moves only from a command)", "info");
 	}
@@ -149,6 +152,7 @@ export class Offers {
 			}
 			if (o.kind === "navigate") {
 				const r = await ctx.navigateTree(o.entryId, { summarize: p.summarize });
+				restoreDraft(p, ctx);
 				if (r.cancelled) return this.finish(p, { answer: "failed", message: "cancelled (by pi or another extension)" });
 				this.finish(p, { answer: "accepted", summarize: p.summarize, sessionFile: ctx.sessionManager.getSessionFile(), leafId: ctx.sessionManager.getLeafId() });
 			} else {
@@ -156,6 +160,7 @@ export class Offers {
 				const r = await ctx.switchSession(o.target, {
 					withSession: async (fresh) => {
 						now = { sessionFile: fresh.sessionManager.getSessionFile(), leafId: fresh.sessionManager.getLeafId() };
+						restoreDraft(p, fresh);
 					},
 				});
 				if (r.cancelled || !now) return this.finish(p, { answer: "failed", message: "cancelled (by pi or another extension)" });
@@ -170,6 +175,12 @@ export class Offers {
 		if (this.pending === p) this.pending = null;
 		answer(p.peer, p.offer, msg);
 	}
+}
+
+/** Puts the user's draft back, unless pi filled the editor itself (a move to a user message does). */
+function restoreDraft(p: Pending, ctx: ExtensionContext): void {
+	if (p.draft?.trim() && !ctx.ui.getEditorText().trim()) ctx.ui.setEditorText(p.draft);
+	p.draft = undefined;
 }
 
 function answer(peer: Peer, o: IncomingOffer, msg: Record<string, unknown>): void {

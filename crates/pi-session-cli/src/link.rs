@@ -65,7 +65,7 @@ pub fn offer(a: OfferArgs) -> Result<ExitCode, Error> {
         (None, Some(new)) => Offer::Switch { path: std::fs::canonicalize(new).map_err(|e| Error::io(new, e))?, title: fork_title(new)? },
         (None, None) => return Err(Error::Invalid("--navigate ID or --switch NEWFILE".into())),
     };
-    let pis: Vec<Follower> = pilink::followers(&a.file).into_iter().filter(|f| a.pid.map_or(true, |p| p == f.pid)).collect();
+    let pis: Vec<Follower> = pilink::followers(&a.file).into_iter().filter(|f| a.pid.is_none_or(|p| p == f.pid)).collect();
     if pis.is_empty() {
         eprintln!("pi-session: no running pi follows {} (pi needs the pi-session-explorer-link extension: docs/pi-link.md)", a.file.display());
         return Ok(ExitCode::from(3));
