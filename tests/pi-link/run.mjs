@@ -10,6 +10,9 @@
 // pi-session-explorer, so /explore uses `pi-session serve`, until a fake window appears at
 // PI_SESSION_EXPLORER_BIN). Checks, in one pi process:
 //   * the discovery file and `pi-session followers FILE`: this pi, its version, its leaf;
+//   * the protocol by hand on pi's socket: a wrong token, another version, not JSON refused; an
+//     offer for another file or an unknown entry failed without a question, one for pi's own
+//     leaf accepted at once;
 //   * `/explore` notifies a URL naming the session and the leaf in its fragment; the server
 //     answers that URL's token as `Authorization: Bearer` (401 without it) and lists the session;
 //     with --browser, that URL opened in Chromium (tests/serve's playwright-core) shows that
@@ -33,6 +36,7 @@
 // setup error.
 
 import { spawn, spawnSync } from "node:child_process";
+import { connect } from "node:net";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -265,6 +269,24 @@ try {
 	same("discovery file", [disc.v, disc.pid, disc.sessionFile, disc.leafId, /^[0-9a-f]{64}$/.test(disc.token)], [1, pi.proc.pid, FILE, START, true]);
 	same("folder and files are private", [statMode(linkDir), statMode(join(linkDir, `${pi.proc.pid}.json`)), statMode(join(linkDir, `${pi.proc.pid}.sock`))], ["700", "600", "600"]);
 
+	// -------------------------------------------------------------- the protocol, spoken by hand
+	const sock = disc.socket;
+	const hello = { v: 1, type: "hello", token: disc.token, client: "run.mjs" };
+	let got = await talk(sock, [{ ...hello, token: "0".repeat(64) }]);
+	same("a wrong token: error unauthorized, closed", [got[0]?.type, got[0]?.code, got.length], ["error", "unauthorized", 1]);
+	got = await talk(sock, [{ ...hello, v: 2 }]);
+	same("another protocol version: error version", [got[0]?.type, got[0]?.code], ["error", "version"]);
+	got = await talk(sock, ["{not json"]);
+	same("not JSON: error bad-request", [got[0]?.type, got[0]?.code], ["error", "bad-request"]);
+	got = await talk(sock, [hello]);
+	same("the greeting: pi's state", [got[0]?.v, got[0]?.type, got[0]?.pid, got[0]?.sessionFile, got[0]?.leafId], [1, "state", pi.proc.pid, FILE, START]);
+	got = await talk(sock, [hello, { v: 1, type: "offer", id: "x", offer: { kind: "navigate", sessionFile: join(root, "other.jsonl"), entryId: A1 } }]);
+	same("an offer for a file pi is not on: failed, nothing asked", [got[1]?.type, got[1]?.answer, /not .*other\.jsonl/.test(got[1]?.message ?? "")], ["answer", "failed", true]);
+	got = await talk(sock, [hello, { v: 1, type: "offer", id: "y", offer: { kind: "navigate", sessionFile: FILE, entryId: START } }]);
+	same("an offer for pi's own leaf: accepted at once", [got[1]?.answer, got[1]?.leafId], ["accepted", START]);
+	got = await talk(sock, [hello, { v: 1, type: "offer", id: "z", offer: { kind: "navigate", sessionFile: FILE, entryId: "nope0000" } }]);
+	same("an offer for an entry pi does not have: failed", got[1]?.answer, "failed");
+
 	// -------------------------------------------------------------- /explore (serve: no window on PATH)
 	const done = await pi.call("prompt", { message: "/explore" });
 	if (modern) same("/explore is handled by the extension", done?.disposition, "handled");
@@ -418,6 +440,29 @@ async function inBrowser(url, leaf) {
 		await ctx.close();
 		rmSync(profile, { recursive: true, force: true });
 	}
+}
+
+/** Connects to pi's socket, sends `lines` (objects or raw text), returns what pi said until it closed (or 5 s). */
+function talk(socket, lines) {
+	return new Promise((ok) => {
+		const c = connect(socket);
+		let buf = "";
+		const done = () => ok(buf.split("\n").filter(Boolean).map((l) => JSON.parse(l)));
+		const timer = setTimeout(() => {
+			c.destroy();
+			done();
+		}, 5000);
+		c.setEncoding("utf8");
+		c.on("data", (d) => (buf += d));
+		c.on("close", () => {
+			clearTimeout(timer);
+			done();
+		});
+		c.on("error", () => {});
+		c.on("connect", () => {
+			for (const l of lines) c.write(`${typeof l === "string" ? l : JSON.stringify(l)}\n`);
+		});
+	});
 }
 
 function statMode(p) {

@@ -80,11 +80,13 @@ pub(super) fn greet(d: &Discovery, within: Duration) -> Result<Follower, Error> 
 
 pub(super) fn offer(to: &Follower, what: &Offer, wait: Wait) -> Result<OfferAnswer, Error> {
     let mut conn = Conn::open(&to.socket)?;
-    let now = conn.hello(&to.token, Instant::now() + Duration::from_secs(2))?;
+    conn.hello(&to.token, Instant::now() + Duration::from_secs(2))?;
     let timeout_ms = wait.decide.as_millis().min(u32::MAX as u128) as u64;
+    // The session the explorer saw pi on: a pi that has moved to another file since (a fork
+    // keeps the ids it copied) refuses the offer rather than moving in the wrong file.
     let body = match what {
-        Offer::Navigate { id, title } => json!({"kind": "navigate", "sessionFile": now.session_file, "entryId": id, "title": title}),
-        Offer::Switch { path, title } => json!({"kind": "switch", "sessionFile": now.session_file, "target": path, "title": title}),
+        Offer::Navigate { id, title } => json!({"kind": "navigate", "sessionFile": to.session_file, "entryId": id, "title": title}),
+        Offer::Switch { path, title } => json!({"kind": "switch", "sessionFile": to.session_file, "target": path, "title": title}),
     };
     conn.send(&json!({"v": PROTOCOL, "type": "offer", "id": "1", "offer": body, "timeoutMs": timeout_ms}))?;
     // pi's dialog closes itself after `decide`; a little more here so its own answer wins.
