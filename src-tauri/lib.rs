@@ -33,6 +33,12 @@ pub struct Options {
     /// The view to start in
     #[arg(long, value_enum, default_value = "tree")]
     pub view: View,
+    /// The session to open first (default: the most recent one)
+    #[arg(long, value_name = "FILE")]
+    pub session: Option<PathBuf>,
+    /// The entry to select in that session (default: its leaf)
+    #[arg(long, value_name = "ID", requires = "session")]
+    pub select: Option<String>,
 }
 
 /// The centre views.
@@ -88,7 +94,11 @@ pub fn explorer_for(opts: &Options) -> Explorer {
         View::Forks => "forks",
         View::Transcript => "transcript",
     };
-    explorer_for_root(opts).with_initial_view(view)
+    let explorer = explorer_for_root(opts).with_initial_view(view);
+    match &opts.session {
+        Some(file) => explorer.with_initial_session(file, opts.select.as_deref()),
+        None => explorer,
+    }
 }
 
 fn explorer_for_root(opts: &Options) -> Explorer {

@@ -225,3 +225,25 @@ fn roots_added_through_ipc_are_listed_remembered_and_can_be_read_only() {
     let saved: Value = serde_json::from_slice(&std::fs::read(data.join("roots.json")).unwrap()).unwrap();
     assert_eq!(saved, json!([]));
 }
+
+#[test]
+fn the_command_line_names_the_session_and_entry_to_open_first() {
+    use clap::Parser;
+    let (dir, file) = fixture_root();
+    common::private_cache();
+    private_data();
+    let root = dir.path().to_string_lossy().to_string();
+    let path = file.to_string_lossy().to_string();
+    let opts = pi_session_explorer::Options::try_parse_from(["pi-session-explorer", "--sessions-dir", &root, "--session", &path, "--select", "a1"]).unwrap();
+    let explorer = Arc::new(pi_session_explorer::explorer_for(&opts));
+    let app = pi_session_explorer::with_commands(mock_builder(), explorer).build(pi_session_explorer::context()).unwrap();
+    let webview = WebviewWindowBuilder::new(&app, "main", Default::default()).build().unwrap();
+    let app = App { _app: app, webview };
+    let info = invoke(&app, "app_info", json!({})).unwrap();
+    assert_eq!((&info["initialSession"], &info["initialEntry"]), (&json!(file.canonicalize().unwrap()), &json!("a1")));
+    // Without them the keys are absent (the window opens the most recent session).
+    let plain = invoke(&self::app(dir.path()), "app_info", json!({})).unwrap();
+    assert!(plain.get("initialSession").is_none() && plain.get("initialEntry").is_none(), "{plain}");
+    // --select needs --session.
+    assert!(pi_session_explorer::Options::try_parse_from(["pi-session-explorer", "--select", "a1"]).is_err());
+}

@@ -137,6 +137,21 @@ export const specs = [
 		},
 	},
 	{
+		name: "started as /explore starts it (--session FILE --select ID): that session, that entry selected",
+		async run({ h, fx }) {
+			const open = "const el = document.querySelector('[data-testid=session-row][aria-current=true]'); return el ? el.getAttribute('data-path') : null";
+			// Without the options the window opens another session (the most recent) at its leaf.
+			let d = await h.open(["--sessions-dir", fx.root]);
+			const plain = await until(() => d.exec(open), "a session opened");
+			assert.notEqual(plain, fx.ids.sessionA);
+			await h.close();
+			d = await h.open(["--sessions-dir", fx.root, "--session", fx.ids.sessionA, "--select", fx.ids.checkpoint]);
+			await until(async () => (await selectedRowId(d)) === fx.ids.checkpoint, "the entry named by --select is selected", 15000);
+			assert.equal(await d.exec(open), fx.ids.sessionA, "the session named by --session is open");
+			await h.shot("started-with-session");
+		},
+	},
+	{
 		name: "a node after a compaction previews the context starting with the summary",
 		async run({ h, fx }) {
 			const d = await h.open(["--sessions-dir", fx.root]);

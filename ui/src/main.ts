@@ -2,7 +2,7 @@ import "./app.css";
 import { mount } from "svelte";
 import App from "./App.svelte";
 import { createBackend } from "./lib/backend";
-import { FIRST_SCREEN, type Boot } from "./lib/state/app.svelte";
+import { FIRST_SCREEN, startFromHash, type Boot } from "./lib/state/app.svelte";
 import { theme } from "./lib/state/theme.svelte";
 import { perfHook } from "./lib/perf";
 
@@ -14,7 +14,7 @@ createBackend()
   .then((backend) => {
     // Ask for the session list at once, while the components mount.
     // The most recent sessions first (a big root lists thousands); all of them right after.
-    const boot: Boot = { info: backend.appInfo(), list: backend.listSessions(FIRST_SCREEN) };
+    const boot: Boot = { info: backend.appInfo(), list: backend.listSessions(FIRST_SCREEN), start: startFromHash(location.hash) };
     boot.info.catch(() => {});
     boot.list.catch(() => {});
     return mount(App, { target, props: { backend, boot } });

@@ -15,6 +15,7 @@ use pi_session::write::{self, Appended, WriteOptions};
 use pi_session::{Error, Leaf, Session};
 use serde::Serialize;
 
+mod link;
 mod serve;
 
 #[derive(Parser)]
@@ -261,6 +262,19 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Offer a running pi on FILE to move: to an entry (`--navigate ID`) or to a fork
+    /// (`--switch NEWFILE`); its user answers in pi. Prints one JSON answer per pi; exit 3 when
+    /// no running pi follows FILE (the link: docs/pi-link.md)
+    Offer(link::OfferArgs),
+    /// The running pis reachable through the link (on FILE, or all), as JSON
+    Followers {
+        file: Option<PathBuf>,
+    },
+    /// Open a terminal running `pi --session FILE` in the session's cwd ($TERMINAL,
+    /// x-terminal-emulator, Terminal on macOS, wt.exe on Windows); without one, print the command
+    Resume {
+        file: PathBuf,
+    },
     /// Report damage in a file or every file under a root; exit 1 when any finding is an error
     Check {
         /// A session file or a folder (default: the sessions root)
@@ -362,6 +376,9 @@ impl From<Appended> for Wrote {
 
 fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
     match cmd {
+        Cmd::Offer(a) => return link::offer(a),
+        Cmd::Followers { file } => return link::followers(file.as_deref()),
+        Cmd::Resume { file } => return link::resume(&file),
         Cmd::Navigate { file, id, root: _, sessions } => {
             let a = write::navigate(&file, id.as_deref(), &write_opts(&file, &sessions, read_only)?)?;
             print_json(&Wrote::from(a))?;

@@ -5,6 +5,8 @@
 //! * [`Tree`] — roots, children in pi's order, labels, name, leaf, active path.
 //! * [`ContextPlan`] — what the LLM sees at a node (pi's `buildSessionContext`).
 //! * [`scan`] — the sessions root, listing, summaries; [`forks`] — the fork graph.
+//! * [`pilink`] — the running pis that follow a session, and offers to them; [`terminal`] —
+//!   a terminal running `pi --session FILE`.
 
 pub mod api;
 pub mod cache;
@@ -24,6 +26,7 @@ pub mod layout;
 pub mod lines;
 pub mod listing;
 pub mod markdown;
+pub mod pilink;
 pub mod preview;
 pub mod roots;
 pub mod recent;
@@ -33,6 +36,7 @@ pub mod skeleton;
 pub mod slim;
 pub mod steer;
 pub mod summary;
+pub mod terminal;
 pub mod tree;
 pub mod view;
 pub mod watch;
@@ -75,6 +79,8 @@ pub enum Error {
     NoCompaction { path: PathBuf, id: String },
     #[error("{} and {}: not one fork family (no parentSession link between them, no common entry)", a.display(), b.display())]
     NotRelated { a: PathBuf, b: PathBuf },
+    #[error("pi at {}: {message}", socket.display())]
+    PiLink { socket: PathBuf, message: String },
     #[error("{0}")]
     Invalid(String),
 }
@@ -104,6 +110,7 @@ impl Error {
             Error::ReadOnlyMode => C::ReadOnlyMode,
             Error::NoCompaction { .. } => C::NoCompaction,
             Error::NotRelated { .. } => C::NotRelated,
+            Error::PiLink { .. } => C::PiLink,
             Error::Invalid(_) => C::Invalid,
         }
     }

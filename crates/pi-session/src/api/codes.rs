@@ -48,6 +48,8 @@ pub enum ErrorCode {
     NoCompaction,
     /// Two nodes of files that are not of one fork family (compare).
     NotRelated,
+    /// A running pi could not be reached or answered outside the protocol (docs/pi-link.md).
+    PiLink,
     /// The search index (its database) failed.
     Index,
     /// No cache or data folder could be found for the search index or the tags.
@@ -74,6 +76,7 @@ impl ErrorCode {
             ErrorCode::ReadOnlyMode => "read-only-mode",
             ErrorCode::NoCompaction => "no-compaction",
             ErrorCode::NotRelated => "not-related",
+            ErrorCode::PiLink => "pi-link",
             ErrorCode::Index => "index",
             ErrorCode::NoFolder => "no-folder",
             ErrorCode::Invalid => "invalid",
@@ -212,6 +215,7 @@ mod tests {
             ErrorCode::ReadOnlyMode,
             ErrorCode::NoCompaction,
             ErrorCode::NotRelated,
+            ErrorCode::PiLink,
             ErrorCode::Index,
             ErrorCode::NoFolder,
             ErrorCode::Invalid,

@@ -42,6 +42,14 @@ pub struct AppInfo {
     pub read_only_locked: bool,
     /// The centre view to start in.
     pub initial_view: View,
+    /// The session to open first (`--session FILE`; absent: the most recent one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub initial_session: Option<String>,
+    /// The entry to select in it (`--select ID`; absent: its leaf).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub initial_entry: Option<String>,
     pub version: String,
     /// Several roots in one view (absent with one root): names, folders, read-only flags.
     #[serde(default, skip_serializing_if = "Option::is_none")]

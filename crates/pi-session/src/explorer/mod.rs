@@ -56,6 +56,8 @@ pub struct Explorer {
     read_only: AtomicBool,
     read_only_locked: bool,
     initial_view: View,
+    /// `--session FILE --select ID`: what the window opens first.
+    initial_session: Option<(String, Option<String>)>,
     sessions: Mutex<HashMap<PathBuf, Cached>>,
     /// Held while a session file is opened (see [`Explorer::session_at`]).
     opening: Mutex<()>,
@@ -80,6 +82,7 @@ impl Explorer {
             read_only: AtomicBool::new(read_only),
             read_only_locked: read_only,
             initial_view: View::Tree,
+            initial_session: None,
             sessions: Mutex::new(HashMap::new()),
             opening: Mutex::new(()),
             lister: lister.clone(),
@@ -104,6 +107,13 @@ impl Explorer {
         self
     }
 
+    /// The session (and the entry in it) the window opens first, instead of the most recent.
+    pub fn with_initial_session(mut self, file: &Path, entry: Option<&str>) -> Explorer {
+        let file = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+        self.initial_session = Some((file.to_string_lossy().into_owned(), entry.map(str::to_string)));
+        self
+    }
+
     pub fn root(&self) -> &Path {
         &self.root
     }
@@ -121,6 +131,8 @@ impl Explorer {
             read_only: self.is_read_only(),
             read_only_locked: self.read_only_locked,
             initial_view: self.initial_view,
+            initial_session: self.initial_session.as_ref().map(|(f, _)| f.clone()),
+            initial_entry: self.initial_session.as_ref().and_then(|(_, e)| e.clone()),
             version: env!("CARGO_PKG_VERSION").to_string(),
             roots: self.root_infos(),
         }

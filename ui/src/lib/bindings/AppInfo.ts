@@ -33,7 +33,15 @@ readOnlyLocked: boolean,
 /**
  * The centre view to start in.
  */
-initialView: View, version: string, 
+initialView: View, 
+/**
+ * The session to open first (`--session FILE`; absent: the most recent one).
+ */
+initialSession?: string, 
+/**
+ * The entry to select in it (`--select ID`; absent: its leaf).
+ */
+initialEntry?: string, version: string, 
 /**
  * Several roots in one view (absent with one root): names, folders, read-only flags.
  */

@@ -31,6 +31,21 @@ export const FIRST_SCREEN = 300;
 export interface Boot {
   info: Promise<AppInfo>;
   list: Promise<SessionList>;
+  /** The session (and entry) to open first, named in the page's URL (`#session=…&entry=…`). */
+  start?: StartAt | null;
+}
+
+/** A session to open at start, and the entry to select in it (null: its leaf). */
+export interface StartAt {
+  session: string;
+  entry: string | null;
+}
+
+/** `session` and `entry` of a URL fragment (`#token=…&session=…&entry=…`), as `/explore` opens it. */
+export function startFromHash(hash: string): StartAt | null {
+  const h = new URLSearchParams(hash.replace(/^#/, ""));
+  const session = h.get("session");
+  return session ? { session, entry: h.get("entry") || null } : null;
 }
 export type InspectorTab = "content" | "context";
 
@@ -173,7 +188,16 @@ export class AppState {
     });
     if (this.list.limited) void this.refreshList();
     const first = mostRecent(this.list.sessions);
-    if (first) await this.openSession(first.path);
+    // Named at start (the page's URL, or the window's --session/--select): that one, else the most recent.
+    const info = this.info;
+    const start = boot?.start ?? (info.initialSession ? { session: info.initialSession, entry: info.initialEntry ?? null } : null);
+    if (start) {
+      await this.openSession(start.session, { select: start.entry });
+      if (this.tree.error && first && first.path !== start.session) {
+        this.toasts.show("error", `Could not open ${start.session}: ${this.tree.error}`);
+        await this.openSession(first.path);
+      }
+    } else if (first) await this.openSession(first.path);
     // The keyboard starts in the tree (pi's /tree keys work at once).
     this.focusTree++;
   }
