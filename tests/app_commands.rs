@@ -225,3 +225,80 @@ fn roots_added_through_ipc_are_listed_remembered_and_can_be_read_only() {
     let saved: Value = serde_json::from_slice(&std::fs::read(data.join("roots.json")).unwrap()).unwrap();
     assert_eq!(saved, json!([]));
 }
+
+/// `n` bytes of noise (xorshift from the clock).
+fn noise(n: usize) -> Vec<u8> {
+    let mut x = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect()
+}
+
+#[test]
+fn a_damaged_search_index_is_set_aside_rebuilt_and_shown_in_the_status() {
+    common::private_cache();
+    let (dir, _) = fixture_root();
+    let db = pi_session_find::index::default_db_path(dir.path()).unwrap();
+    {
+        let ix = pi_session_find::SearchIndex::open(dir.path(), &db).unwrap();
+        ix.update(|_| {}).unwrap();
+    }
+    // The 100-byte SQLite header randomised.
+    let mut bytes = std::fs::read(&db).unwrap();
+    bytes[..100].copy_from_slice(&noise(100));
+    std::fs::write(&db, &bytes).unwrap();
+    let app = app(dir.path());
+    let r = invoke(&app, "search_indexed", json!({"query": "question", "limit": 50})).unwrap();
+    let mut ids: Vec<&str> = r["sessions"][0]["hits"].as_array().unwrap().iter().map(|h| h["id"].as_str().unwrap()).collect();
+    ids.sort();
+    assert_eq!(ids, ["u1", "u2"], "{r}");
+    let status = invoke(&app, "search_index_status", json!({})).unwrap();
+    let d = &status["damaged"];
+    assert_eq!(d["path"].as_str(), Some(&*db.to_string_lossy()), "{status}");
+    assert!(!d["reason"].as_str().unwrap().is_empty());
+    assert_eq!(std::fs::read(d["movedTo"].as_str().unwrap()).unwrap(), bytes, "the damaged file is kept byte for byte");
+    assert_eq!(status["filesIndexed"], 1);
+}
+
+#[test]
+fn a_damaged_organiser_answers_its_code_until_set_aside_through_ipc() {
+    let (dir, _) = fixture_root();
+    let db = private_data().join("organise.sqlite");
+    {
+        let o = pi_session_find::organise::Organiser::open(&db).unwrap();
+        o.add_tag("s1", "kept").unwrap();
+        o.set_pinned("s1", true).unwrap();
+    }
+    let mut bad = std::fs::read(&db).unwrap();
+    bad[..100].copy_from_slice(&noise(100));
+    std::fs::write(&db, &bad).unwrap();
+    let app = app(dir.path());
+    for (cmd, args) in [
+        ("session_marks", json!({})),
+        ("session_tags", json!({})),
+        ("add_session_tag", json!({"sessionId": "s1", "tag": "new"})),
+        ("set_session_pinned", json!({"sessionId": "s1", "pinned": false})),
+        ("select_sessions", json!({"filter": {}})),
+    ] {
+        let err = invoke(&app, cmd, args).unwrap_err();
+        assert_eq!(err["code"], "organiser-damaged", "{cmd}: {err}");
+        assert!(err["message"].as_str().unwrap().contains(&*db.to_string_lossy()), "{cmd}: the message names the file: {err}");
+    }
+    assert!(std::fs::read(&db).unwrap() == bad, "the damaged file is left as it was");
+    let aside = invoke(&app, "set_aside_organiser", json!({})).unwrap();
+    let moved = std::path::PathBuf::from(aside["movedTo"].as_str().unwrap());
+    assert_eq!(moved.parent(), db.parent(), "beside it: {aside}");
+    assert!(std::fs::read(&moved).unwrap() == bad, "renamed, every byte kept");
+    // A new, empty database from here on.
+    assert_eq!(invoke(&app, "session_marks", json!({})).unwrap(), json!({}));
+    let m = invoke(&app, "add_session_tag", json!({"sessionId": "s1", "tag": "fresh"})).unwrap();
+    assert_eq!(m["tags"], json!(["fresh"]));
+    // Nothing to set aside any more: refused, and the new file stays.
+    assert_eq!(invoke(&app, "set_aside_organiser", json!({})).unwrap_err()["code"], "invalid");
+    assert_eq!(invoke(&app, "session_tags", json!({})).unwrap()[0]["tag"], "fresh");
+}

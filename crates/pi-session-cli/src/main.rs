@@ -575,6 +575,10 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
                 Default::default()
             };
             let r = pi_session_find::roots::search_all(&ixs, &hidden, &query, limit).map_err(find_err)?;
+            // An index found damaged was set aside and built again: the answer stands, but say so.
+            for d in ixs.iter().filter_map(|ix| ix.damage()) {
+                eprintln!("pi-session: the search index {} was damaged ({}); it is kept as {} and the index was built again", d.path, d.reason, d.moved_to);
+            }
             if json {
                 print_json(&r)?;
             } else {

@@ -11,7 +11,7 @@
 //! is gone leaves the index. A last line without its newline waits for it.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use pi_session::entry::{Detail, Kind};
@@ -22,6 +22,7 @@ use rayon::prelude::*;
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
 
+use crate::damage::SetAside;
 use crate::query::Query;
 pub use crate::snippet::snippet;
 use crate::{DbResult, Error};
@@ -133,6 +134,9 @@ pub struct SearchIndexStatus {
     pub bytes_on_disk: u64,
     /// The last update's error, if it failed.
     pub error: Option<String>,
+    /// The index was found damaged (SQLite: malformed, not a database, or cut short): the
+    /// damaged file was set aside (kept, renamed) and the index built again.
+    pub damaged: Option<SetAside>,
 }
 
 pub struct SearchIndex {
@@ -140,6 +144,27 @@ pub struct SearchIndex {
     db: PathBuf,
     conn: Mutex<Connection>,
     building: AtomicBool,
+    /// Set when the index was found damaged and set aside.
+    damage: Mutex<Option<SetAside>>,
+    /// Bumped each time the database is set aside and started anew.
+    generation: AtomicU64,
+}
+
+/// Opens the database at `db` with the index's settings and schema (an older schema is
+/// dropped: the index is a cache).
+fn connect(db: &Path) -> rusqlite::Result<Connection> {
+    let conn = Connection::open(db)?;
+    // The log file is cut back to 64 MB after each checkpoint (SQLite leaves it at its
+    // largest size otherwise).
+    conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000; PRAGMA journal_size_limit=67108864;")?;
+    let has_meta: bool = conn.query_row("SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'meta'", [], |r| r.get(0))?;
+    let version: Option<String> = if has_meta { conn.query_row("SELECT value FROM meta WHERE key='schema'", [], |r| r.get(0)).optional()? } else { None };
+    if version.as_deref() != Some(&SCHEMA_VERSION.to_string()) {
+        conn.execute_batch("DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS entries; DROP TABLE IF EXISTS labels; DROP TABLE IF EXISTS fts_vocab; DROP TABLE IF EXISTS fts; DROP TABLE IF EXISTS meta;")?;
+    }
+    conn.execute_batch(SCHEMA)?;
+    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('schema', ?1)", [SCHEMA_VERSION.to_string()])?;
+    Ok(conn)
 }
 
 /// The index file of a root: beside the listing cache (`$PI_SESSION_CACHE_DIR` or the platform
@@ -301,7 +326,9 @@ fn index_file(path: &Path, plan: &Plan) -> Result<FileRows, Error> {
 }
 
 impl SearchIndex {
-    /// Opens (or creates) the index of `root` at `db`.
+    /// Opens (or creates) the index of `root` at `db`. An index that SQLite finds damaged (or
+    /// that is shorter than its header says) is set aside ([`crate::damage::set_aside`]) and a
+    /// new one started; [`SearchIndex::damage`] says so, and the next update builds it.
     pub fn open(root: &Path, db: &Path) -> Result<SearchIndex, Error> {
         if let Some(dir) = db.parent() {
             std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.to_path_buf(), source })?;
@@ -311,17 +338,61 @@ impl SearchIndex {
         if canon_db.starts_with(&canon_root) {
             return Err(Error::Invalid(format!("the search index {} must not live under the sessions root {}", db.display(), root.display())));
         }
-        let conn = Connection::open(db).at(db)?;
-        // The log file is cut back to 64 MB after each checkpoint (SQLite leaves it at its
-        // largest size otherwise).
-        conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000; PRAGMA journal_size_limit=67108864;").at(db)?;
-        let version: Option<String> = conn.query_row("SELECT value FROM meta WHERE key='schema'", [], |r| r.get(0)).optional().unwrap_or(None);
-        if version.as_deref() != Some(&SCHEMA_VERSION.to_string()) {
-            conn.execute_batch("DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS entries; DROP TABLE IF EXISTS labels; DROP TABLE IF EXISTS fts_vocab; DROP TABLE IF EXISTS fts; DROP TABLE IF EXISTS meta;").at(db)?;
+        let mut damage = None;
+        let reason = match crate::damage::cut_short(db) {
+            Some(why) => Some(why),
+            None => match connect(db) {
+                Ok(conn) => return Ok(SearchIndex::with(root, db, conn, None)),
+                Err(e) if crate::damage::is_damage(&e) => Some(e.to_string()),
+                Err(e) => return Err(Error::Db { path: db.to_path_buf(), source: e }),
+            },
+        };
+        if let Some(reason) = reason {
+            damage = Some(crate::damage::set_aside(db, &reason).map_err(|source| Error::Io { path: db.to_path_buf(), source })?);
         }
-        conn.execute_batch(SCHEMA).at(db)?;
-        conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('schema', ?1)", [SCHEMA_VERSION.to_string()]).at(db)?;
-        Ok(SearchIndex { root: root.to_path_buf(), db: db.to_path_buf(), conn: Mutex::new(conn), building: AtomicBool::new(false) })
+        let conn = connect(db).at(db)?;
+        Ok(SearchIndex::with(root, db, conn, damage))
+    }
+
+    fn with(root: &Path, db: &Path, conn: Connection, damage: Option<SetAside>) -> SearchIndex {
+        SearchIndex { root: root.to_path_buf(), db: db.to_path_buf(), conn: Mutex::new(conn), building: AtomicBool::new(false), damage: Mutex::new(damage), generation: AtomicU64::new(0) }
+    }
+
+    /// The last time this index was found damaged and set aside (in this process), if ever.
+    pub fn damage(&self) -> Option<SetAside> {
+        self.damage.lock().unwrap().clone()
+    }
+
+    /// Sets the damaged index aside and starts a new, empty one, unless another caller did so
+    /// since `generation` was read (then the index in use is already the new one).
+    fn set_aside(&self, generation: u64, reason: &rusqlite::Error) -> Result<(), Error> {
+        let mut c = self.conn.lock().unwrap();
+        if self.generation.load(Ordering::SeqCst) != generation {
+            return Ok(());
+        }
+        // Closed first: nothing of the old connection may write into the renamed files.
+        drop(std::mem::replace(&mut *c, Connection::open_in_memory().at(&self.db)?));
+        let aside = crate::damage::set_aside(&self.db, &reason.to_string()).map_err(|source| Error::Io { path: self.db.clone(), source })?;
+        *c = connect(&self.db).at(&self.db)?;
+        self.generation.fetch_add(1, Ordering::SeqCst);
+        *self.damage.lock().unwrap() = Some(aside);
+        Ok(())
+    }
+
+    /// Runs `op`; when SQLite finds the index damaged, the index is set aside, started anew,
+    /// built again when `rebuild` (else `op` is the build) and `op` runs once more.
+    fn healing<T>(&self, rebuild: bool, op: impl Fn() -> Result<T, Error>) -> Result<T, Error> {
+        let generation = self.generation.load(Ordering::SeqCst);
+        match op() {
+            Err(Error::Db { source, .. }) if crate::damage::is_damage(&source) => {
+                self.set_aside(generation, &source)?;
+                if rebuild {
+                    self.update_inner(&|_| {})?;
+                }
+                op()
+            }
+            r => r,
+        }
     }
 
     /// Opens the index of `root` in the cache folder.
@@ -347,12 +418,12 @@ impl SearchIndex {
     /// (queries run between batches).
     pub fn update(&self, progress: impl Fn(SearchIndexProgress)) -> Result<UpdateStats, Error> {
         self.building.store(true, Ordering::Relaxed);
-        let r = self.update_inner(progress);
+        let r = self.healing(false, || self.update_inner(&progress));
         self.building.store(false, Ordering::Relaxed);
         r
     }
 
-    fn update_inner(&self, progress: impl Fn(SearchIndexProgress)) -> Result<UpdateStats, Error> {
+    fn update_inner(&self, progress: &dyn Fn(SearchIndexProgress)) -> Result<UpdateStats, Error> {
         let found = pi_session::scan::scan(&self.root).files;
         let mut stats = UpdateStats { files: found.len(), ..Default::default() };
         let known: std::collections::HashMap<String, (i64, u64, i64, u64, u64, u64, i64)> = {
@@ -429,6 +500,10 @@ impl SearchIndex {
 
     /// Number of files in the index.
     pub fn file_count(&self) -> Result<usize, Error> {
+        self.healing(false, || self.file_count_inner())
+    }
+
+    fn file_count_inner(&self) -> Result<usize, Error> {
         let c = self.conn.lock().unwrap();
         c.query_row("SELECT count(*) FROM files", [], |r| r.get::<_, i64>(0)).map(|n| n as usize).at(&self.db)
     }
@@ -436,10 +511,15 @@ impl SearchIndex {
     /// Runs a query; at most `limit` hits (1..=10,000), the most recently indexed lines first
     /// (FTS5 walks its rowids in order, so the first hits come without sorting every match),
     /// grouped by session in the order of their first hit.
+    /// An index found damaged is set aside, built again and asked again.
     pub fn search(&self, text: &str, limit: usize) -> Result<SearchResults, Error> {
+        self.healing(true, || self.search_inner(text, limit))
+    }
+
+    fn search_inner(&self, text: &str, limit: usize) -> Result<SearchResults, Error> {
         let q = Query::parse(text)?;
         let limit = limit.clamp(1, 10_000);
-        let files_indexed = self.file_count()?;
+        let files_indexed = self.file_count_inner()?;
         if q.is_empty() {
             return Ok(SearchResults { query: text.into(), sessions: vec![], total_hits: 0, truncated: false, files_indexed });
         }
@@ -484,6 +564,10 @@ impl SearchIndex {
 
     /// Ids of every entry of one file that the query matches (for marking hits in a tree).
     pub fn hits_in_file(&self, text: &str, path: &str) -> Result<Vec<String>, Error> {
+        self.healing(true, || self.hits_in_file_inner(text, path))
+    }
+
+    fn hits_in_file_inner(&self, text: &str, path: &str) -> Result<Vec<String>, Error> {
         let q = Query::parse(text)?;
         if q.is_empty() {
             return Ok(vec![]);

@@ -141,13 +141,13 @@ impl Organiser {
         let at = now_ms();
         let batch = {
             let mut c = self.conn.lock().unwrap();
-            let tx = c.transaction().at(&self.db)?;
-            tx.execute("INSERT INTO moves(at) VALUES(?1)", [at]).at(&self.db)?;
+            let tx = c.transaction().org(&self.db)?;
+            tx.execute("INSERT INTO moves(at) VALUES(?1)", [at]).org(&self.db)?;
             let id = tx.last_insert_rowid();
             for it in items {
-                tx.execute("INSERT INTO moved(batch, session_id, src, dst) VALUES(?1, ?2, ?3, ?4)", params![id, it.session_id, it.from, it.to]).at(&self.db)?;
+                tx.execute("INSERT INTO moved(batch, session_id, src, dst) VALUES(?1, ?2, ?3, ?4)", params![id, it.session_id, it.from, it.to]).org(&self.db)?;
             }
-            tx.commit().at(&self.db)?;
+            tx.commit().org(&self.db)?;
             id
         };
         let mut done = Vec::new();
@@ -155,7 +155,7 @@ impl Organiser {
         for it in items {
             match move_file(Path::new(&it.from), Path::new(&it.to)) {
                 Ok(()) => {
-                    self.conn.lock().unwrap().execute("UPDATE moved SET done=1 WHERE batch=?1 AND src=?2", params![batch, it.from]).at(&self.db)?;
+                    self.conn.lock().unwrap().execute("UPDATE moved SET done=1 WHERE batch=?1 AND src=?2", params![batch, it.from]).org(&self.db)?;
                     done.push(it.clone());
                 }
                 Err(e) => skipped.push(MoveSkip { path: it.from.clone(), reason: e.to_string() }),
@@ -168,7 +168,7 @@ impl Organiser {
     pub fn undo_move(&self, batch: i64) -> Result<MoveBatch, Error> {
         let (at, undone): (f64, bool) = {
             let c = self.conn.lock().unwrap();
-            c.query_row("SELECT at, undone FROM moves WHERE id=?1", [batch], |r| Ok((r.get(0)?, r.get(1)?))).optional().at(&self.db)?.ok_or_else(|| Error::Invalid(format!("no move {batch}")))?
+            c.query_row("SELECT at, undone FROM moves WHERE id=?1", [batch], |r| Ok((r.get(0)?, r.get(1)?))).optional().org(&self.db)?.ok_or_else(|| Error::Invalid(format!("no move {batch}")))?
         };
         if undone {
             return Err(Error::Invalid(format!("move {batch} was already undone")));
@@ -179,32 +179,32 @@ impl Organiser {
         for it in items {
             match move_file(Path::new(&it.to), Path::new(&it.from)) {
                 Ok(()) => {
-                    self.conn.lock().unwrap().execute("UPDATE moved SET done=0 WHERE batch=?1 AND src=?2", params![batch, it.from]).at(&self.db)?;
+                    self.conn.lock().unwrap().execute("UPDATE moved SET done=0 WHERE batch=?1 AND src=?2", params![batch, it.from]).org(&self.db)?;
                     back.push(it);
                 }
                 Err(e) => skipped.push(MoveSkip { path: it.to.clone(), reason: e.to_string() }),
             }
         }
         if skipped.is_empty() {
-            self.conn.lock().unwrap().execute("UPDATE moves SET undone=1 WHERE id=?1", [batch]).at(&self.db)?;
+            self.conn.lock().unwrap().execute("UPDATE moves SET undone=1 WHERE id=?1", [batch]).org(&self.db)?;
         }
         Ok(MoveBatch { id: batch, at, items: back, skipped: skipped.clone(), undone: skipped.is_empty() })
     }
 
     fn batch_items(&self, batch: i64) -> Result<Vec<MoveItem>, Error> {
         let c = self.conn.lock().unwrap();
-        let mut st = c.prepare_cached("SELECT session_id, src, dst FROM moved WHERE batch=?1 AND done=1 ORDER BY rowid").at(&self.db)?;
-        let rows = st.query_map([batch], |r| Ok(MoveItem { session_id: r.get(0)?, from: r.get(1)?, to: r.get(2)? })).at(&self.db)?;
-        rows.collect::<Result<_, _>>().at(&self.db)
+        let mut st = c.prepare_cached("SELECT session_id, src, dst FROM moved WHERE batch=?1 AND done=1 ORDER BY rowid").org(&self.db)?;
+        let rows = st.query_map([batch], |r| Ok(MoveItem { session_id: r.get(0)?, from: r.get(1)?, to: r.get(2)? })).org(&self.db)?;
+        rows.collect::<Result<_, _>>().org(&self.db)
     }
 
     /// The last moves not undone, newest first (at most `n`).
     pub fn recent_moves(&self, n: usize) -> Result<Vec<MoveBatch>, Error> {
         let ids: Vec<(i64, f64)> = {
             let c = self.conn.lock().unwrap();
-            let mut st = c.prepare_cached("SELECT id, at FROM moves WHERE undone=0 ORDER BY id DESC LIMIT ?1").at(&self.db)?;
-            let rows = st.query_map([n as i64], |r| Ok((r.get(0)?, r.get(1)?))).at(&self.db)?;
-            rows.collect::<Result<_, _>>().at(&self.db)?
+            let mut st = c.prepare_cached("SELECT id, at FROM moves WHERE undone=0 ORDER BY id DESC LIMIT ?1").org(&self.db)?;
+            let rows = st.query_map([n as i64], |r| Ok((r.get(0)?, r.get(1)?))).org(&self.db)?;
+            rows.collect::<Result<_, _>>().org(&self.db)?
         };
         let mut out = Vec::new();
         for (id, at) in ids {

@@ -108,6 +108,12 @@ pub fn status_all(indexes: &[Arc<SearchIndex>]) -> Result<SearchIndexStatus, Err
         s.building |= ix.is_building();
         s.files_indexed += ix.file_count()?;
         s.bytes_on_disk += ix.size_on_disk();
+        // The most recent damage of any root's index.
+        if let Some(d) = ix.damage() {
+            if s.damaged.as_ref().map_or(true, |old| old.at < d.at) {
+                s.damaged = Some(d);
+            }
+        }
     }
     Ok(s)
 }

@@ -50,6 +50,9 @@ pub enum ErrorCode {
     Index,
     /// No cache or data folder could be found for the search index or the tags.
     NoFolder,
+    /// The database of tags, pins and archive marks is damaged: left as it is until the user
+    /// sets it aside (the message names the file).
+    OrganiserDamaged,
     Invalid,
     /// A failure outside the core (a transport, a crash): anything that did not come as
     /// `{code, message}`.
@@ -74,6 +77,7 @@ impl ErrorCode {
             ErrorCode::NotRelated => "not-related",
             ErrorCode::Index => "index",
             ErrorCode::NoFolder => "no-folder",
+            ErrorCode::OrganiserDamaged => "organiser-damaged",
             ErrorCode::Invalid => "invalid",
             ErrorCode::Internal => "internal",
         }
@@ -212,6 +216,7 @@ mod tests {
             ErrorCode::NotRelated,
             ErrorCode::Index,
             ErrorCode::NoFolder,
+            ErrorCode::OrganiserDamaged,
             ErrorCode::Invalid,
             ErrorCode::Internal,
         ];
