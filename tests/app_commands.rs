@@ -302,3 +302,53 @@ fn a_damaged_organiser_answers_its_code_until_set_aside_through_ipc() {
     assert_eq!(invoke(&app, "set_aside_organiser", json!({})).unwrap_err()["code"], "invalid");
     assert_eq!(invoke(&app, "session_tags", json!({})).unwrap()[0]["tag"], "fresh");
 }
+
+/// A copy of `file`'s session with another id and the word `xylophone`, at `to`.
+#[cfg(unix)]
+fn outside_copy(file: &Path, to: &Path) {
+    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+    let text = std::fs::read_to_string(file).unwrap().replace("\"id\":\"s1\"", "\"id\":\"s-out\"").replace("first question", "xylophone question");
+    std::fs::write(to, text).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn a_link_leaving_the_root_is_read_by_no_command() {
+    let (dir, file) = fixture_root();
+    let outside = tempfile::tempdir().unwrap();
+    outside_copy(&file, &outside.path().join("secret.jsonl"));
+    outside_copy(&file, &outside.path().join("--far--/far.jsonl"));
+    let folder = file.parent().unwrap();
+    let leak = folder.join("leak.jsonl");
+    std::os::unix::fs::symlink(outside.path().join("secret.jsonl"), &leak).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("--far--"), dir.path().join("--far--")).unwrap();
+    let app = app(dir.path());
+
+    let list = invoke(&app, "list_sessions", json!({})).unwrap();
+    let paths: Vec<&str> = list["sessions"].as_array().unwrap().iter().map(|s| s["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, [file.to_str().unwrap()], "{list}");
+    for p in [leak.clone(), dir.path().join("--far--")] {
+        let note = list["other"].as_array().unwrap().iter().find(|o| o["path"] == json!(p)).unwrap_or_else(|| panic!("{}: {list}", p.display()));
+        assert_eq!(note["diagnostic"]["kind"], "symlink-outside-root");
+        assert!(note["diagnostic"]["message"].as_str().unwrap().contains("add its target as another root"));
+    }
+    let found = invoke(&app, "search_indexed", json!({"query": "xylophone", "limit": 50})).unwrap();
+    assert_eq!(found["totalHits"], 0, "{found}");
+    assert_eq!(invoke(&app, "search", json!({"query": "xylophone", "limit": 50})).unwrap()["hits"].as_array().map(Vec::len), Some(0));
+    let dash = invoke(&app, "dashboard", json!({"query": {"bucket": "day", "top": 10}})).unwrap();
+    assert_eq!(dash["totals"]["sessions"], 1, "{dash}");
+    let graph = invoke(&app, "fork_graph", json!({})).unwrap();
+    assert_eq!(graph["nodes"].as_array().unwrap().len(), 1, "{graph}");
+
+    // Opening it, or a file through the linked folder, or any path outside (existing or not):
+    // one answer, outside-root.
+    let q = |p: &Path| json!({"query": {"path": p, "filter": "default", "expanded": [], "collapsed": [], "unified": false}, "start": 0, "count": 10});
+    for p in [leak.clone(), dir.path().join("--far--/far.jsonl"), dir.path().join("--far--/missing.jsonl"), outside.path().join("secret.jsonl"), PathBuf::from("/etc/shadow"), PathBuf::from("/nonexistent/x.jsonl")] {
+        for (cmd, args) in [("tree_page", q(&p)), ("entry_detail", json!({"path": p, "id": "u1"})), ("navigate", json!({"path": p, "id": "u1"})), ("search_hits_in_session", json!({"path": p, "query": "question"}))] {
+            let err = invoke(&app, cmd, args).unwrap_err();
+            assert_eq!(err["code"], "outside-root", "{cmd} {}: {err}", p.display());
+        }
+    }
+    // Inside the root, a missing file is just missing.
+    assert_eq!(invoke(&app, "tree_page", q(&folder.join("gone.jsonl"))).unwrap_err()["code"], "not-found");
+}

@@ -52,6 +52,25 @@ impl WriteRootArg {
     }
 }
 
+/// The roots a file that is read must lie in, when given.
+#[derive(Args, Clone)]
+struct WithinArg {
+    /// Refuse FILE unless it lies inside DIR both as written and after symlinks, as the app
+    /// does (a symlink that leaves the root is not read); repeatable, `[NAME=]DIR`
+    #[arg(long, value_name = "[NAME=]DIR")]
+    sessions_dir: Vec<String>,
+}
+
+impl WithinArg {
+    /// `file`, checked against the roots when some are given.
+    fn check(&self, file: &Path) -> Result<(), Error> {
+        if !self.sessions_dir.is_empty() {
+            RootArg { sessions_dir: self.sessions_dir.clone(), read_only_root: Vec::new() }.roots().confine(file)?;
+        }
+        Ok(())
+    }
+}
+
 #[derive(Args, Clone)]
 struct RootArg {
     /// Sessions root (default: $PI_CODING_AGENT_SESSION_DIR, $PI_CODING_AGENT_DIR/sessions, ~/.pi/agent/sessions);
@@ -111,6 +130,8 @@ enum Cmd {
     /// Show a session's tree: roots, children in pi's order, labels, active path
     Tree {
         file: PathBuf,
+        #[command(flatten)]
+        within: WithinArg,
         #[arg(long)]
         json: bool,
         /// Draw the graph the app shows (lanes, folded runs, default filter)
@@ -120,6 +141,8 @@ enum Cmd {
     /// Show the context the LLM sees at a node (pi's buildSessionContext)
     Context {
         file: PathBuf,
+        #[command(flatten)]
+        within: WithinArg,
         /// Entry id, or `null` for before the first entry (default: the session's leaf)
         #[arg(long, value_name = "ID|null")]
         leaf: Option<String>,
@@ -450,7 +473,8 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
                 }
             }
         }
-        Cmd::Tree { file, json, graph } => {
+        Cmd::Tree { file, within, json, graph } => {
+            within.check(&file)?;
             let (s, _) = Session::open_cached(&file)?;
             if json {
                 print_json(&TreeJson::of(&s))?;
@@ -466,7 +490,8 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
             // over every entry's skeleton to free it.
             std::mem::forget(s);
         }
-        Cmd::Context { file, leaf, json } => {
+        Cmd::Context { file, within, leaf, json } => {
+            within.check(&file)?;
             let (s, _) = Session::open_cached(&file)?;
             let req = leaf.as_deref().map(|l| if l == "null" { None } else { Some(l) });
             let leaf = s.resolve_leaf(req)?;
