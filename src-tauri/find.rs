@@ -182,7 +182,7 @@ pub fn set_session_archived(find: State<'_, FindState>, session_id: String, arch
 }
 
 fn listed(ex: &Explorer) -> Vec<(Option<String>, PathBuf)> {
-    ex.list_sessions(None).sessions.into_iter().map(|r| (r.id, PathBuf::from(r.path))).collect()
+    ex.list_sessions(None).sessions.into_iter().map(|r| (r.id, pi_session::pathstr::decode(&r.path))).collect()
 }
 
 fn refuse_read_only(ex: &Explorer) -> R<()> {

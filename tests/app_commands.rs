@@ -352,3 +352,40 @@ fn a_link_leaving_the_root_is_read_by_no_command() {
     // Inside the root, a missing file is just missing.
     assert_eq!(invoke(&app, "tree_page", q(&folder.join("gone.jsonl"))).unwrap_err()["code"], "not-found");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_file_name_that_is_not_utf8_opens_from_the_path_the_list_gives() {
+    use std::os::unix::ffi::OsStringExt;
+    let (dir, file) = fixture_root();
+    // The fixture's session renamed to a Latin-1 name (é as one byte).
+    let mut name = file.parent().unwrap().as_os_str().to_owned().into_vec();
+    name.extend_from_slice(b"/caf\xe9_s1.jsonl");
+    let latin1 = PathBuf::from(std::ffi::OsString::from_vec(name));
+    std::fs::rename(&file, &latin1).unwrap();
+    let app = app(dir.path());
+    let list = invoke(&app, "list_sessions", json!({})).unwrap();
+    let path = list["sessions"][0]["path"].as_str().unwrap().to_string();
+    assert!(path.ends_with("caf\u{F7E9}_s1.jsonl"), "{path}");
+    let q = json!({"path": path, "filter": "default", "expanded": [], "collapsed": [], "unified": false});
+    let page = invoke(&app, "tree_page", json!({"query": q, "start": 0, "count": 50})).unwrap();
+    assert_eq!(page["meta"]["path"], json!(path));
+    assert_eq!(page["meta"]["totalRows"], 5);
+    assert_eq!(invoke(&app, "entry_detail", json!({"path": path, "id": "a1"})).unwrap()["raw"]["message"]["content"][0]["text"], "first answer");
+    // A write lands in that file.
+    let before = std::fs::read(&latin1).unwrap();
+    let w = invoke(&app, "navigate", json!({"path": path, "id": "u2"})).unwrap();
+    assert_eq!(w["file"], json!(path));
+    assert!(std::fs::read(&latin1).unwrap().starts_with(&before));
+    assert!(std::fs::read(&latin1).unwrap().len() > before.len());
+    // The indexed search names it the same way, and its bands are found from that path.
+    let r = invoke(&app, "search_indexed", json!({"query": "question", "limit": 50})).unwrap();
+    assert_eq!(r["sessions"][0]["path"], json!(path), "{r}");
+    let bands = invoke(&app, "search_hits_in_session", json!({"path": path, "query": "question"})).unwrap();
+    let mut ids: Vec<&str> = bands.as_array().unwrap().iter().map(|b| b.as_str().unwrap()).collect();
+    ids.sort();
+    assert_eq!(ids, ["u1", "u2"], "{bands}");
+    // The lossy form of the name is another path: not found, not this file.
+    let lossy = path.replace('\u{F7E9}', "\u{FFFD}");
+    assert_eq!(invoke(&app, "entry_detail", json!({"path": lossy, "id": "a1"})).unwrap_err()["code"], "not-found");
+}

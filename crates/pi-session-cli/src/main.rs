@@ -52,6 +52,21 @@ impl WriteRootArg {
     }
 }
 
+/// A FILE argument: the path as given; when nothing is there but the text is a path as the
+/// JSON output writes it (a name that is not UTF-8, [`pi_session::pathstr`]), that path.
+#[derive(Clone)]
+struct FileArg;
+
+impl clap::builder::TypedValueParser for FileArg {
+    type Value = PathBuf;
+
+    fn parse_ref(&self, _: &clap::Command, _: Option<&clap::Arg>, value: &std::ffi::OsStr) -> Result<PathBuf, clap::Error> {
+        let given = PathBuf::from(value);
+        let decoded = value.to_str().map(pi_session::pathstr::decode).filter(|d| *d != given && d.symlink_metadata().is_ok() && given.symlink_metadata().is_err());
+        Ok(decoded.unwrap_or(given))
+    }
+}
+
 /// The roots a file that is read must lie in, when given.
 #[derive(Args, Clone)]
 struct WithinArg {
@@ -129,6 +144,7 @@ enum Cmd {
     },
     /// Show a session's tree: roots, children in pi's order, labels, active path
     Tree {
+        #[arg(value_parser = FileArg)]
         file: PathBuf,
         #[command(flatten)]
         within: WithinArg,
@@ -140,6 +156,7 @@ enum Cmd {
     },
     /// Show the context the LLM sees at a node (pi's buildSessionContext)
     Context {
+        #[arg(value_parser = FileArg)]
         file: PathBuf,
         #[command(flatten)]
         within: WithinArg,
@@ -158,6 +175,7 @@ enum Cmd {
     },
     /// Move the persisted leaf to an entry (appends one `leaf` line); pi resumes there
     Navigate {
+        #[arg(value_parser = FileArg)]
         file: PathBuf,
         /// Entry id to resume at
         #[arg(required_unless_present = "root", conflicts_with = "root")]
@@ -170,6 +188,7 @@ enum Cmd {
     },
     /// Set or clear the label of an entry (appends one `label` line, as pi does)
     Label {
+        #[arg(value_parser = FileArg)]
         file: PathBuf,
         id: String,
         #[arg(required_unless_present = "clear", conflicts_with = "clear")]
@@ -182,6 +201,7 @@ enum Cmd {
     },
     /// Fork the path root→ID into a new session file beside the source; prints its path
     Fork {
+        #[arg(value_parser = FileArg)]
         file: PathBuf,
         id: String,
         /// Fork before the entry (at its parent), as pi's /fork offers for user messages
@@ -201,6 +221,7 @@ enum Cmd {
     /// Copy the session keeping only the root→leaf paths of the given entries (a new file
     /// beside it; the source is untouched)
     Prune {
+        #[arg(value_parser = FileArg)]
         file: PathBuf,
         /// Entries whose root→entry paths are kept (one or more)
         #[arg(long, required = true, num_args = 1.., value_name = "ID")]
@@ -211,6 +232,7 @@ enum Cmd {
     /// Compare two nodes from their common ancestor: steps side by side, tool calls, files
     /// touched, tokens and cost, and the contexts at the two tips
     Diff {
+        #[arg(value_parser = FileArg)]
         file: PathBuf,
         /// `ID` (an entry of FILE), `FILE2:ID`, or `FILE2:` (FILE2's leaf); FILE2 must be of
         /// FILE's fork family
@@ -255,7 +277,7 @@ enum Cmd {
     /// (`export --parquet OUT [--sessions-dir [NAME=]DIR …]`)
     Export {
         /// The session to export as HTML or Markdown
-        #[arg(required_unless_present = "parquet", conflicts_with = "parquet")]
+        #[arg(value_parser = FileArg, required_unless_present = "parquet", conflicts_with = "parquet")]
         file: Option<PathBuf>,
         /// Export the path root→ID instead of the path to the session's leaf
         #[arg(long, value_name = "ID", conflicts_with = "tree")]
@@ -287,6 +309,7 @@ enum Cmd {
     /// Report damage in a file or every file under a root; exit 1 when any finding is an error
     Check {
         /// A session file or a folder (default: the sessions root)
+        #[arg(value_parser = FileArg)]
         path: Option<PathBuf>,
         #[command(flatten)]
         root: RootArg,
@@ -353,6 +376,7 @@ fn host_name() -> String {
 
 #[derive(Serialize)]
 struct Wrote {
+    #[serde(with = "pi_session::pathstr::serde_path")]
     file: PathBuf,
     line: String,
     offset: u64,
@@ -415,6 +439,7 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
             #[derive(Serialize)]
             #[serde(rename_all = "camelCase")]
             struct Out {
+                #[serde(with = "pi_session::pathstr::serde_path")]
                 file: PathBuf,
                 leaf_id: Option<String>,
                 copied: usize,
@@ -687,6 +712,7 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
 
 #[derive(Serialize)]
 struct FileReport {
+    #[serde(with = "pi_session::pathstr::serde_path")]
     path: PathBuf,
     diagnostics: Vec<pi_session::Diagnostic>,
 }

@@ -16,6 +16,7 @@ use std::sync::Mutex;
 
 use pi_session::entry::{Detail, Kind};
 use pi_session::explorer::searchable_text;
+use pi_session::pathstr::encode;
 use pi_session::summary::SessionSummary;
 use pi_session::{Session, SessionIndex};
 use rayon::prelude::*;
@@ -435,7 +436,7 @@ impl SearchIndex {
             rows.collect::<Result<_, _>>().at(&self.db)?
         };
         // Gone files.
-        let present: std::collections::HashSet<String> = found.iter().map(|f| f.path.to_string_lossy().into_owned()).collect();
+        let present: std::collections::HashSet<String> = found.iter().map(|f| encode(&f.path)).collect();
         let gone: Vec<i64> = known.iter().filter(|(p, _)| !present.contains(*p)).map(|(_, v)| v.0).collect();
         if !gone.is_empty() {
             let mut c = self.conn.lock().unwrap();
@@ -449,7 +450,7 @@ impl SearchIndex {
         // (path, plan, bytes to read)
         let mut work: Vec<(PathBuf, Plan, u64)> = Vec::new();
         for f in &found {
-            let key = f.path.to_string_lossy().into_owned();
+            let key = encode(&f.path);
             match known.get(&key) {
                 None => work.push((f.path.clone(), Plan::Full, f.stamp.len)),
                 Some(&(id, size, mtime, ino, ib, il, th)) => {
@@ -476,7 +477,7 @@ impl SearchIndex {
                 stats.entries_added += fr.rows.len();
                 match fr.append_to {
                     Some(_) => stats.appended += 1,
-                    None if known.contains_key(&*fr.path.to_string_lossy()) => stats.reindexed += 1,
+                    None if known.contains_key(&encode(&fr.path)) => stats.reindexed += 1,
                     None => stats.added += 1,
                 }
                 write_file(&tx, &fr).at(&self.db)?;
@@ -604,7 +605,8 @@ fn delete_file(tx: &rusqlite::Transaction<'_>, id: i64) -> rusqlite::Result<()> 
 }
 
 fn write_file(tx: &rusqlite::Transaction<'_>, fr: &FileRows) -> rusqlite::Result<()> {
-    let path = fr.path.to_string_lossy();
+    // As the listing shows it: a name that is not UTF-8 stays one the UI can send back.
+    let path = encode(&fr.path);
     let file_id = match fr.append_to {
         Some(id) => {
             tx.execute(

@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 use rusqlite::{params, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
+use pi_session::pathstr::{decode, encode};
+
 use crate::organise::Organiser;
 use crate::{DbResult, Error};
 
@@ -59,7 +61,7 @@ pub fn archive_dir_of(root: &Path) -> PathBuf {
 /// The move of `file` (under `root`) into the root's archive folder.
 pub fn planned_item(session_id: &str, root: &Path, file: &Path) -> Option<MoveItem> {
     let rel = file.strip_prefix(root).ok()?;
-    Some(MoveItem { session_id: session_id.into(), from: file.to_string_lossy().into_owned(), to: archive_dir_of(root).join(rel).to_string_lossy().into_owned() })
+    Some(MoveItem { session_id: session_id.into(), from: encode(file), to: encode(&archive_dir_of(root).join(rel)) })
 }
 
 fn now_ms() -> f64 {
@@ -153,7 +155,7 @@ impl Organiser {
         let mut done = Vec::new();
         let mut skipped = Vec::new();
         for it in items {
-            match move_file(Path::new(&it.from), Path::new(&it.to)) {
+            match move_file(&decode(&it.from), &decode(&it.to)) {
                 Ok(()) => {
                     self.conn.lock().unwrap().execute("UPDATE moved SET done=1 WHERE batch=?1 AND src=?2", params![batch, it.from]).org(&self.db)?;
                     done.push(it.clone());
@@ -177,7 +179,7 @@ impl Organiser {
         let mut back = Vec::new();
         let mut skipped = Vec::new();
         for it in items {
-            match move_file(Path::new(&it.to), Path::new(&it.from)) {
+            match move_file(&decode(&it.to), &decode(&it.from)) {
                 Ok(()) => {
                     self.conn.lock().unwrap().execute("UPDATE moved SET done=0 WHERE batch=?1 AND src=?2", params![batch, it.from]).org(&self.db)?;
                     back.push(it);
@@ -240,7 +242,7 @@ pub fn plan_archived(org: &Organiser, sessions: &[(Option<String>, PathBuf)], ro
     let mut plan = MovePlan::default();
     for (id, file) in sessions {
         let Some(id) = id.as_deref().filter(|id| marks.get(*id).is_some_and(|m| m.archived)) else { continue };
-        let skip = |reason: &str| MoveSkip { path: file.to_string_lossy().into_owned(), reason: reason.into() };
+        let skip = |reason: &str| MoveSkip { path: encode(file), reason: reason.into() };
         let Some(root) = roots.holding(file) else {
             plan.skipped.push(skip("outside every sessions root"));
             continue;
@@ -263,7 +265,7 @@ pub fn plan_archived(org: &Organiser, sessions: &[(Option<String>, PathBuf)], ro
             continue;
         }
         let Some(item) = planned_item(id, &root.path, file) else { continue };
-        let dir = archive_dir_of(&root.path).to_string_lossy().into_owned();
+        let dir = encode(&archive_dir_of(&root.path));
         if !plan.dirs.contains(&dir) {
             plan.dirs.push(dir);
         }

@@ -26,9 +26,11 @@ pub enum ForkStatus {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ForkInfo {
+    #[serde(with = "crate::pathstr::serde_path")]
     pub path: PathBuf,
     pub id: Option<String>,
     pub parent_session: Option<String>,
+    #[serde(with = "crate::pathstr::serde_opt_path")]
     pub parent_path: Option<PathBuf>,
     pub fork_point_id: Option<String>,
     /// Line of the fork point in the parent file.

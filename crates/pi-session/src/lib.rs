@@ -24,6 +24,7 @@ pub mod layout;
 pub mod lines;
 pub mod listing;
 pub mod markdown;
+pub mod pathstr;
 pub mod preview;
 pub mod roots;
 pub mod recent;

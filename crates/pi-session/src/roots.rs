@@ -28,6 +28,7 @@ use crate::Error;
 #[serde(rename_all = "camelCase")]
 pub struct RootSpec {
     pub name: String,
+    #[serde(with = "crate::pathstr::serde_path")]
     pub path: PathBuf,
     #[serde(default)]
     pub read_only: bool,
@@ -140,6 +141,7 @@ pub struct Divergence {
     /// First byte that differs (or where the shorter copy ends, when it ends mid-line).
     pub offset: u64,
     /// The other copies, by path.
+    #[serde(with = "crate::pathstr::serde_paths")]
     pub with: Vec<PathBuf>,
 }
 
@@ -151,7 +153,7 @@ pub struct RootedSession {
     pub summary: SessionSummary,
     pub root: String,
     /// Shorter copies of this session (byte prefixes) in other roots, not shown.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty", with = "crate::pathstr::serde_paths")]
     pub copies: Vec<PathBuf>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diverged: Option<Divergence>,
