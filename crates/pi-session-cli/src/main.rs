@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Parser, Subcommand};
 use pi_session::diag::Severity;
 use pi_session::forks::{fork_graph_cached, ForkStatus};
 use pi_session::scan::{resolve_root, root_of_file};
@@ -15,7 +15,10 @@ use pi_session::write::{self, Appended, WriteOptions};
 use pi_session::{Error, Leaf, Session};
 use serde::Serialize;
 
+mod args;
 mod serve;
+
+use args::{FileArg, RootArg, WithinArg, WriteRootArg};
 
 #[derive(Parser)]
 #[command(
@@ -23,7 +26,7 @@ mod serve;
     version,
     about = "List, inspect, check and steer pi coding-agent sessions",
     long_about = None,
-    after_help = "Writes (navigate, label, fork) append to the FILE you name, wherever it is; with --sessions-dir DIR they\nare refused unless FILE lies inside DIR (after symlinks). Nothing else of a file is ever changed."
+    after_help = "Writes (navigate, label, fork) append to the FILE you name, wherever it is; with --sessions-dir DIR they\nare refused unless FILE lies inside DIR, as written and after symlinks. Nothing else of a file is ever changed."
 )]
 struct Cli {
     /// Refuse every write (navigate, label, fork)
@@ -31,105 +34,6 @@ struct Cli {
     read_only: bool,
     #[command(subcommand)]
     cmd: Cmd,
-}
-
-/// The root a write is confined to.
-#[derive(Args, Clone)]
-struct WriteRootArg {
-    /// Refuse to write unless FILE lies (after symlinks) inside DIR (default: FILE's own root:
-    /// the parent of its per-cwd folder `--…--`, else its folder); repeatable, `[NAME=]DIR`
-    #[arg(long, value_name = "[NAME=]DIR")]
-    sessions_dir: Vec<String>,
-    /// Refuse writes to the root with this name (repeatable)
-    #[arg(long, value_name = "NAME")]
-    read_only_root: Vec<String>,
-}
-
-impl WriteRootArg {
-    /// The roots named, or none.
-    fn given(&self) -> Option<RootArg> {
-        (!self.sessions_dir.is_empty()).then(|| RootArg { sessions_dir: self.sessions_dir.clone(), read_only_root: self.read_only_root.clone() })
-    }
-}
-
-/// A FILE argument: the path as given; when nothing is there but the text is a path as the
-/// JSON output writes it (a name that is not UTF-8, [`pi_session::pathstr`]), that path.
-#[derive(Clone)]
-struct FileArg;
-
-impl clap::builder::TypedValueParser for FileArg {
-    type Value = PathBuf;
-
-    fn parse_ref(&self, _: &clap::Command, _: Option<&clap::Arg>, value: &std::ffi::OsStr) -> Result<PathBuf, clap::Error> {
-        let given = PathBuf::from(value);
-        let decoded = value.to_str().map(pi_session::pathstr::decode).filter(|d| *d != given && d.symlink_metadata().is_ok() && given.symlink_metadata().is_err());
-        Ok(decoded.unwrap_or(given))
-    }
-}
-
-/// The roots a file that is read must lie in, when given.
-#[derive(Args, Clone)]
-struct WithinArg {
-    /// Refuse FILE unless it lies inside DIR both as written and after symlinks, as the app
-    /// does (a symlink that leaves the root is not read); repeatable, `[NAME=]DIR`
-    #[arg(long, value_name = "[NAME=]DIR")]
-    sessions_dir: Vec<String>,
-}
-
-impl WithinArg {
-    /// `file`, checked against the roots when some are given.
-    fn check(&self, file: &Path) -> Result<(), Error> {
-        if !self.sessions_dir.is_empty() {
-            RootArg { sessions_dir: self.sessions_dir.clone(), read_only_root: Vec::new() }.roots().confine(file)?;
-        }
-        Ok(())
-    }
-}
-
-#[derive(Args, Clone)]
-struct RootArg {
-    /// Sessions root (default: $PI_CODING_AGENT_SESSION_DIR, $PI_CODING_AGENT_DIR/sessions, ~/.pi/agent/sessions);
-    /// repeat for several roots in one view, each `DIR` or `NAME=DIR` (default name: the folder's)
-    #[arg(long, value_name = "[NAME=]DIR")]
-    sessions_dir: Vec<String>,
-    /// Refuse writes to the root with this name (repeatable)
-    #[arg(long, value_name = "NAME")]
-    read_only_root: Vec<String>,
-}
-
-impl RootArg {
-    /// The one root of the classic commands: the first `--sessions-dir`, else the default.
-    fn first(&self) -> PathBuf {
-        match self.sessions_dir.first() {
-            Some(a) => resolve_root(Some(&RootSpec::parse(a).path)).path,
-            None => resolve_root(None).path,
-        }
-    }
-
-    fn is_multi(&self) -> bool {
-        self.sessions_dir.len() > 1
-    }
-
-    /// All roots, named, with their read-only flags.
-    fn roots(&self) -> Roots {
-        let specs = if self.sessions_dir.is_empty() {
-            Roots::single(resolve_root(None).path).specs().to_vec()
-        } else {
-            self.sessions_dir
-                .iter()
-                .map(|a| {
-                    let mut s = RootSpec::parse(a);
-                    s.path = resolve_root(Some(&s.path)).path;
-                    s
-                })
-                .collect()
-        };
-        let mut roots = Roots::new(specs).specs().to_vec();
-        for r in &mut roots {
-            r.read_only = self.read_only_root.contains(&r.name);
-        }
-        Roots::new(roots)
-    }
 }
 
 #[derive(Subcommand)]

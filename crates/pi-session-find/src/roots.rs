@@ -110,7 +110,7 @@ pub fn status_all(indexes: &[Arc<SearchIndex>]) -> Result<SearchIndexStatus, Err
         s.bytes_on_disk += ix.size_on_disk();
         // The most recent damage of any root's index.
         if let Some(d) = ix.damage() {
-            if s.damaged.as_ref().map_or(true, |old| old.at < d.at) {
+            if s.damaged.as_ref().is_none_or(|old| old.at < d.at) {
                 s.damaged = Some(d);
             }
         }

@@ -76,7 +76,7 @@ fn a_damaged_organiser_is_refused_kept_as_it_is_and_set_aside_only_when_asked() 
         o.add_tag("s1", "fresh").unwrap();
         drop(o);
         // A whole file is never set aside.
-        let e = set_aside(&db).err().expect("refused");
+        let e = set_aside(&db).expect_err("refused");
         assert_eq!(e.code(), "invalid");
         assert_eq!(Organiser::open(&db).unwrap().get("s1").unwrap().tags, vec!["fresh"]);
         assert!(std::fs::read(&aside.moved_to).unwrap() == bad);
