@@ -46,6 +46,7 @@ const COMMANDS: &[&str] = &[
     "undo_move",
     "recent_moves",
     "select_sessions",
+    "set_aside_organiser",
 ];
 
 fn main() {

@@ -166,12 +166,12 @@ pub fn set_root_read_only(state: State<'_, AppState>, name: String, on: bool) ->
 }
 #[tauri::command(async)]
 pub fn recent_roots() -> Vec<String> {
-    pi_session::recent::load(&crate::recent_file()).into_iter().map(|p| p.to_string_lossy().into_owned()).collect()
+    pi_session::recent::load(&crate::recent_file()).iter().map(|p| pi_session::pathstr::encode(p)).collect()
 }
 
 #[tauri::command(async)]
 pub fn open_root<R: tauri::Runtime>(app: tauri::AppHandle<R>, path: String) -> R2<AppInfo> {
-    Ok(crate::open_root(&app, std::path::Path::new(&path))?)
+    Ok(crate::open_root(&app, &pi_session::pathstr::decode(&path))?)
 }
 
 type R2<T> = Result<T, ApiError>;

@@ -4,12 +4,13 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use pi_session::api::ApiError;
 use pi_session::dashboard::{Dashboard, DashboardQuery};
 use pi_session_find::background::at_low_priority;
 use pi_session_find::moves::{plan_archived, MoveBatch, MoveItem, MovePlan};
+use pi_session_find::damage::SetAside;
 use pi_session_find::organise::{MarkFilter, MarkSelection, Marks, Organiser, TagCount};
 use pi_session::explorer::Explorer;
 use pi_session_find::roots::{hits_in_file_all, search_all, status_all, update_all};
@@ -21,11 +22,17 @@ use crate::AppState;
 type R<T> = Result<T, ApiError>;
 
 /// Opened on first use (a window that never searches or tags creates no database). Each root
-/// of the view has its own index (another folder opened in the window gets its own too).
+/// of the view has its own index (another folder opened in the window gets its own too). The
+/// organiser's database is opened again on each use until it opens: a damaged one answers
+/// `organiser-damaged` until the user sets it aside.
 pub struct FindState {
     indexes: RootIndexes,
-    organiser: OnceLock<Result<Organiser, ApiError>>,
+    organiser: Mutex<Option<Arc<Organiser>>>,
     status: Arc<Mutex<SearchIndexStatus>>,
+}
+
+fn organiser_db() -> PathBuf {
+    crate::data_dir().join("organise.sqlite")
 }
 
 fn roots_of(ex: &Explorer) -> Vec<PathBuf> {
@@ -34,7 +41,7 @@ fn roots_of(ex: &Explorer) -> Vec<PathBuf> {
 
 impl FindState {
     pub fn new() -> FindState {
-        FindState { indexes: RootIndexes::new(), organiser: OnceLock::new(), status: Arc::new(Mutex::new(SearchIndexStatus::default())) }
+        FindState { indexes: RootIndexes::new(), organiser: Mutex::new(None), status: Arc::new(Mutex::new(SearchIndexStatus::default())) }
     }
 
     /// The indexes of the explorer's roots, opened when first asked for.
@@ -42,8 +49,23 @@ impl FindState {
         Ok(self.indexes.of(&roots_of(ex))?)
     }
 
-    fn organiser(&self) -> R<&Organiser> {
-        self.organiser.get_or_init(|| Organiser::open(&crate::data_dir().join("organise.sqlite")).map_err(ApiError::from)).as_ref().map_err(Clone::clone)
+    fn organiser(&self) -> R<Arc<Organiser>> {
+        let mut o = self.organiser.lock().unwrap();
+        if let Some(o) = o.as_ref() {
+            return Ok(o.clone());
+        }
+        let opened = Arc::new(Organiser::open(&organiser_db())?);
+        *o = Some(opened.clone());
+        Ok(opened)
+    }
+
+    /// Sets the damaged organiser database aside (renamed beside itself, never deleted); the
+    /// next use starts a new one.
+    fn set_aside_organiser(&self) -> R<SetAside> {
+        let mut o = self.organiser.lock().unwrap();
+        // Our own connection closed first (on our side nothing writes to the file again).
+        *o = None;
+        Ok(pi_session_find::organise::set_aside(&organiser_db())?)
     }
 
     /// Builds or updates the index of every root, reporting `search-index-progress` events
@@ -75,6 +97,7 @@ impl FindState {
         s.error = error;
         s.files_indexed = all.files_indexed;
         s.bytes_on_disk = all.bytes_on_disk;
+        s.damaged = all.damaged;
         let _ = app.emit("search-index-progress", SearchIndexProgress { done: s.progress.total, total: s.progress.total });
     }
 }
@@ -85,6 +108,7 @@ pub fn search_index_status(state: State<'_, AppState>, find: State<'_, FindState
     let mut s = find.status.lock().unwrap().clone();
     s.files_indexed = all.files_indexed;
     s.bytes_on_disk = all.bytes_on_disk;
+    s.damaged = all.damaged;
     Ok(s)
 }
 
@@ -116,6 +140,14 @@ pub fn dashboard(state: State<'_, AppState>, query: DashboardQuery) -> Dashboard
 #[tauri::command(async)]
 pub fn session_marks(find: State<'_, FindState>) -> R<BTreeMap<String, Marks>> {
     Ok(find.organiser()?.all()?)
+}
+
+/// Sets a damaged database of tags, pins and archive marks aside (kept, renamed beside itself)
+/// and starts a new, empty one: what the banner of an `organiser-damaged` answer offers.
+/// Refused (`invalid`) when the file is not damaged.
+#[tauri::command(async)]
+pub fn set_aside_organiser(find: State<'_, FindState>) -> R<SetAside> {
+    find.set_aside_organiser()
 }
 
 /// Which sessions the list's filters keep (archived, pinned, tags, tag text).
@@ -150,7 +182,7 @@ pub fn set_session_archived(find: State<'_, FindState>, session_id: String, arch
 }
 
 fn listed(ex: &Explorer) -> Vec<(Option<String>, PathBuf)> {
-    ex.list_sessions(None).sessions.into_iter().map(|r| (r.id, PathBuf::from(r.path))).collect()
+    ex.list_sessions(None).sessions.into_iter().map(|r| (r.id, pi_session::pathstr::decode(&r.path))).collect()
 }
 
 fn refuse_read_only(ex: &Explorer) -> R<()> {
@@ -164,7 +196,7 @@ fn refuse_read_only(ex: &Explorer) -> R<()> {
 #[tauri::command(async)]
 pub fn plan_archive_move(state: State<'_, AppState>, find: State<'_, FindState>) -> R<MovePlan> {
     let ex = state.explorer();
-    Ok(plan_archived(find.organiser()?, &listed(&ex), &ex.roots(), ex.is_read_only())?)
+    Ok(plan_archived(&*find.organiser()?, &listed(&ex), &ex.roots(), ex.is_read_only())?)
 }
 
 /// Moves the files of the archived sessions in `paths` (as planned) out of their roots.
@@ -173,7 +205,7 @@ pub fn move_archived_files(state: State<'_, AppState>, find: State<'_, FindState
     let ex = state.explorer();
     refuse_read_only(&ex)?;
     let org = find.organiser()?;
-    let plan = plan_archived(org, &listed(&ex), &ex.roots(), false)?;
+    let plan = plan_archived(&org, &listed(&ex), &ex.roots(), false)?;
     let items: Vec<MoveItem> = plan.items.into_iter().filter(|i| paths.contains(&i.from)).collect();
     let batch = org.move_files(&items)?;
     ex.root_changed();

@@ -182,6 +182,7 @@ pub fn with_commands<R: tauri::Runtime>(builder: tauri::Builder<R>, explorer: Ar
         find::undo_move,
         find::recent_moves,
         find::select_sessions,
+        find::set_aside_organiser,
     ])
 }
 

@@ -247,3 +247,167 @@ fn the_command_line_names_the_session_and_entry_to_open_first() {
     // --select needs --session.
     assert!(pi_session_explorer::Options::try_parse_from(["pi-session-explorer", "--select", "a1"]).is_err());
 }
+
+/// `n` bytes of noise (xorshift from the clock).
+fn noise(n: usize) -> Vec<u8> {
+    let mut x = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect()
+}
+
+#[test]
+fn a_damaged_search_index_is_set_aside_rebuilt_and_shown_in_the_status() {
+    common::private_cache();
+    let (dir, _) = fixture_root();
+    let db = pi_session_find::index::default_db_path(dir.path()).unwrap();
+    {
+        let ix = pi_session_find::SearchIndex::open(dir.path(), &db).unwrap();
+        ix.update(|_| {}).unwrap();
+    }
+    // The 100-byte SQLite header randomised.
+    let mut bytes = std::fs::read(&db).unwrap();
+    bytes[..100].copy_from_slice(&noise(100));
+    std::fs::write(&db, &bytes).unwrap();
+    let app = app(dir.path());
+    let r = invoke(&app, "search_indexed", json!({"query": "question", "limit": 50})).unwrap();
+    let mut ids: Vec<&str> = r["sessions"][0]["hits"].as_array().unwrap().iter().map(|h| h["id"].as_str().unwrap()).collect();
+    ids.sort();
+    assert_eq!(ids, ["u1", "u2"], "{r}");
+    let status = invoke(&app, "search_index_status", json!({})).unwrap();
+    let d = &status["damaged"];
+    assert_eq!(d["path"].as_str(), Some(&*db.to_string_lossy()), "{status}");
+    assert!(!d["reason"].as_str().unwrap().is_empty());
+    assert_eq!(std::fs::read(d["movedTo"].as_str().unwrap()).unwrap(), bytes, "the damaged file is kept byte for byte");
+    assert_eq!(status["filesIndexed"], 1);
+}
+
+#[test]
+fn a_damaged_organiser_answers_its_code_until_set_aside_through_ipc() {
+    let (dir, _) = fixture_root();
+    let db = private_data().join("organise.sqlite");
+    {
+        let o = pi_session_find::organise::Organiser::open(&db).unwrap();
+        o.add_tag("s1", "kept").unwrap();
+        o.set_pinned("s1", true).unwrap();
+    }
+    let mut bad = std::fs::read(&db).unwrap();
+    bad[..100].copy_from_slice(&noise(100));
+    std::fs::write(&db, &bad).unwrap();
+    let app = app(dir.path());
+    for (cmd, args) in [
+        ("session_marks", json!({})),
+        ("session_tags", json!({})),
+        ("add_session_tag", json!({"sessionId": "s1", "tag": "new"})),
+        ("set_session_pinned", json!({"sessionId": "s1", "pinned": false})),
+        ("select_sessions", json!({"filter": {}})),
+    ] {
+        let err = invoke(&app, cmd, args).unwrap_err();
+        assert_eq!(err["code"], "organiser-damaged", "{cmd}: {err}");
+        assert!(err["message"].as_str().unwrap().contains(&*db.to_string_lossy()), "{cmd}: the message names the file: {err}");
+    }
+    assert!(std::fs::read(&db).unwrap() == bad, "the damaged file is left as it was");
+    let aside = invoke(&app, "set_aside_organiser", json!({})).unwrap();
+    let moved = std::path::PathBuf::from(aside["movedTo"].as_str().unwrap());
+    assert_eq!(moved.parent(), db.parent(), "beside it: {aside}");
+    assert!(std::fs::read(&moved).unwrap() == bad, "renamed, every byte kept");
+    // A new, empty database from here on.
+    assert_eq!(invoke(&app, "session_marks", json!({})).unwrap(), json!({}));
+    let m = invoke(&app, "add_session_tag", json!({"sessionId": "s1", "tag": "fresh"})).unwrap();
+    assert_eq!(m["tags"], json!(["fresh"]));
+    // Nothing to set aside any more: refused, and the new file stays.
+    assert_eq!(invoke(&app, "set_aside_organiser", json!({})).unwrap_err()["code"], "invalid");
+    assert_eq!(invoke(&app, "session_tags", json!({})).unwrap()[0]["tag"], "fresh");
+}
+
+/// A copy of `file`'s session with another id and the word `xylophone`, at `to`.
+#[cfg(unix)]
+fn outside_copy(file: &Path, to: &Path) {
+    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+    let text = std::fs::read_to_string(file).unwrap().replace("\"id\":\"s1\"", "\"id\":\"s-out\"").replace("first question", "xylophone question");
+    std::fs::write(to, text).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn a_link_leaving_the_root_is_read_by_no_command() {
+    let (dir, file) = fixture_root();
+    let outside = tempfile::tempdir().unwrap();
+    outside_copy(&file, &outside.path().join("secret.jsonl"));
+    outside_copy(&file, &outside.path().join("--far--/far.jsonl"));
+    let folder = file.parent().unwrap();
+    let leak = folder.join("leak.jsonl");
+    std::os::unix::fs::symlink(outside.path().join("secret.jsonl"), &leak).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("--far--"), dir.path().join("--far--")).unwrap();
+    let app = app(dir.path());
+
+    let list = invoke(&app, "list_sessions", json!({})).unwrap();
+    let paths: Vec<&str> = list["sessions"].as_array().unwrap().iter().map(|s| s["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, [file.to_str().unwrap()], "{list}");
+    for p in [leak.clone(), dir.path().join("--far--")] {
+        let note = list["other"].as_array().unwrap().iter().find(|o| o["path"] == json!(p)).unwrap_or_else(|| panic!("{}: {list}", p.display()));
+        assert_eq!(note["diagnostic"]["kind"], "symlink-outside-root");
+        assert!(note["diagnostic"]["message"].as_str().unwrap().contains("add its target as another root"));
+    }
+    let found = invoke(&app, "search_indexed", json!({"query": "xylophone", "limit": 50})).unwrap();
+    assert_eq!(found["totalHits"], 0, "{found}");
+    assert_eq!(invoke(&app, "search", json!({"query": "xylophone", "limit": 50})).unwrap()["hits"].as_array().map(Vec::len), Some(0));
+    let dash = invoke(&app, "dashboard", json!({"query": {"bucket": "day", "top": 10}})).unwrap();
+    assert_eq!(dash["totals"]["sessions"], 1, "{dash}");
+    let graph = invoke(&app, "fork_graph", json!({})).unwrap();
+    assert_eq!(graph["nodes"].as_array().unwrap().len(), 1, "{graph}");
+
+    // Opening it, or a file through the linked folder, or any path outside (existing or not):
+    // one answer, outside-root.
+    let q = |p: &Path| json!({"query": {"path": p, "filter": "default", "expanded": [], "collapsed": [], "unified": false}, "start": 0, "count": 10});
+    for p in [leak.clone(), dir.path().join("--far--/far.jsonl"), dir.path().join("--far--/missing.jsonl"), outside.path().join("secret.jsonl"), PathBuf::from("/etc/shadow"), PathBuf::from("/nonexistent/x.jsonl")] {
+        for (cmd, args) in [("tree_page", q(&p)), ("entry_detail", json!({"path": p, "id": "u1"})), ("navigate", json!({"path": p, "id": "u1"})), ("search_hits_in_session", json!({"path": p, "query": "question"}))] {
+            let err = invoke(&app, cmd, args).unwrap_err();
+            assert_eq!(err["code"], "outside-root", "{cmd} {}: {err}", p.display());
+        }
+    }
+    // Inside the root, a missing file is just missing.
+    assert_eq!(invoke(&app, "tree_page", q(&folder.join("gone.jsonl"))).unwrap_err()["code"], "not-found");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_file_name_that_is_not_utf8_opens_from_the_path_the_list_gives() {
+    use std::os::unix::ffi::OsStringExt;
+    let (dir, file) = fixture_root();
+    // The fixture's session renamed to a Latin-1 name (é as one byte).
+    let mut name = file.parent().unwrap().as_os_str().to_owned().into_vec();
+    name.extend_from_slice(b"/caf\xe9_s1.jsonl");
+    let latin1 = PathBuf::from(std::ffi::OsString::from_vec(name));
+    std::fs::rename(&file, &latin1).unwrap();
+    let app = app(dir.path());
+    let list = invoke(&app, "list_sessions", json!({})).unwrap();
+    let path = list["sessions"][0]["path"].as_str().unwrap().to_string();
+    assert!(path.ends_with("caf\u{F7E9}_s1.jsonl"), "{path}");
+    let q = json!({"path": path, "filter": "default", "expanded": [], "collapsed": [], "unified": false});
+    let page = invoke(&app, "tree_page", json!({"query": q, "start": 0, "count": 50})).unwrap();
+    assert_eq!(page["meta"]["path"], json!(path));
+    assert_eq!(page["meta"]["totalRows"], 5);
+    assert_eq!(invoke(&app, "entry_detail", json!({"path": path, "id": "a1"})).unwrap()["raw"]["message"]["content"][0]["text"], "first answer");
+    // A write lands in that file.
+    let before = std::fs::read(&latin1).unwrap();
+    let w = invoke(&app, "navigate", json!({"path": path, "id": "u2"})).unwrap();
+    assert_eq!(w["file"], json!(path));
+    assert!(std::fs::read(&latin1).unwrap().starts_with(&before));
+    assert!(std::fs::read(&latin1).unwrap().len() > before.len());
+    // The indexed search names it the same way, and its bands are found from that path.
+    let r = invoke(&app, "search_indexed", json!({"query": "question", "limit": 50})).unwrap();
+    assert_eq!(r["sessions"][0]["path"], json!(path), "{r}");
+    let bands = invoke(&app, "search_hits_in_session", json!({"path": path, "query": "question"})).unwrap();
+    let mut ids: Vec<&str> = bands.as_array().unwrap().iter().map(|b| b.as_str().unwrap()).collect();
+    ids.sort();
+    assert_eq!(ids, ["u1", "u2"], "{bands}");
+    // The lossy form of the name is another path: not found, not this file.
+    let lossy = path.replace('\u{F7E9}', "\u{FFFD}");
+    assert_eq!(invoke(&app, "entry_detail", json!({"path": lossy, "id": "a1"})).unwrap_err()["code"], "not-found");
+}

@@ -3,7 +3,7 @@
 // marks at the end (the app's data folder is shared by the run).
 
 import assert from "node:assert/strict";
-import { appendFileSync, existsSync, readFileSync, readdirSync, utimesSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { sleep } from "./webdriver.mjs";
@@ -222,6 +222,54 @@ export const findSpecs = [
 			}
 			assert.ok(md.includes("&lt;script&gt;"), "escaped in prose");
 			await h.shot("export");
+		},
+	},
+	{
+		name: "symlinks: a link that leaves the root is not listed or searched, and is noted under the list",
+		async run({ h, fx, dir }) {
+			// A session outside the root, with a word of its own, and a link to it in the root.
+			const outside = join(dir, "outside");
+			mkdirSync(outside, { recursive: true });
+			const header = { type: "session", version: 3, id: "0197ffff-0000-7000-8000-00000000beef", timestamp: "2026-01-02T00:00:00.000Z", cwd: "/home/eve" };
+			const line = { type: "message", id: "ee000001", parentId: null, timestamp: "2026-01-02T00:00:01.000Z", message: { role: "user", content: "the xylophonequartz secret", timestamp: 1 } };
+			writeFileSync(join(outside, "secret.jsonl"), `${JSON.stringify(header)}\n${JSON.stringify(line)}\n`);
+			const link = join(fx.root, "leak.jsonl");
+			symlinkSync(join(outside, "secret.jsonl"), link);
+			const d = await h.open(["--sessions-dir", fx.root]);
+			assert.ok(!(await sidebarPaths(d)).includes(link), "not listed");
+			await (await d.find("[data-testid=skipped-paths]")).click();
+			const note = await d.waitFor(`[data-testid=skipped-path][data-path=${q(link)}]`, { what: "the link accounted for under the list" });
+			const kinds = Object.fromEntries(await d.exec("return [...document.querySelectorAll('[data-testid=skipped-path]')].map((e) => [e.getAttribute('data-path'), e.getAttribute('data-kind')])"));
+			assert.equal(kinds[link], "symlink-outside-root");
+			assert.ok((await note.text()).includes("add its target as another root to read it"), await note.text());
+			await h.shot("symlink-outside-root-noted");
+			const input = await d.find("[data-testid=search-input]");
+			await input.click();
+			await input.type("xylophonequartz");
+			await d.waitForText("[data-testid=search-results]", "No matches", { what: "nothing found through the link" });
+		},
+	},
+	{
+		name: "organiser: a damaged database of tags shows a banner, and is set aside only on the button",
+		async run({ h, fx }) {
+			const db = join(h.dataDir, "organise.sqlite");
+			const aside = () => readdirSync(h.dataDir).filter((n) => n.startsWith("organise.sqlite.damaged-") && !n.endsWith("-wal") && !n.endsWith("-shm"));
+			const before = aside().length;
+			// Not a database: its first 100 bytes are noise (a file of noise when there is none yet).
+			const bytes = existsSync(db) ? readFileSync(db) : Buffer.alloc(8192);
+			for (let i = 0; i < 100; i++) bytes[i] = (i * 151 + 7) & 0xff;
+			writeFileSync(db, bytes);
+			const d = await h.open(["--sessions-dir", fx.root]);
+			const banner = await d.waitFor("[data-testid=organiser-damaged]", { what: "the banner" });
+			assert.ok((await banner.text()).includes(db), await banner.text());
+			assert.ok(readFileSync(db).equals(bytes), "left as it was");
+			assert.equal(aside().length, before);
+			await h.shot("organiser-damaged");
+			await (await d.find("[data-testid=organiser-set-aside]")).click();
+			await until(async () => (await d.findAll("[data-testid=organiser-damaged]")).length === 0, "the banner gone");
+			assert.equal(aside().length, before + 1);
+			assert.ok(readFileSync(join(h.dataDir, aside().sort().at(-1))).equals(bytes), "kept byte for byte");
+			await h.shot("organiser-set-aside");
 		},
 	},
 ];

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Parser, Subcommand};
 use pi_session::diag::Severity;
 use pi_session::forks::{fork_graph_cached, ForkStatus};
 use pi_session::scan::{resolve_root, root_of_file};
@@ -16,7 +16,10 @@ use pi_session::{Error, Leaf, Session};
 use serde::Serialize;
 
 mod link;
+mod args;
 mod serve;
+
+use args::{FileArg, RootArg, WithinArg, WriteRootArg};
 
 #[derive(Parser)]
 #[command(
@@ -24,7 +27,7 @@ mod serve;
     version,
     about = "List, inspect, check and steer pi coding-agent sessions",
     long_about = None,
-    after_help = "Writes (navigate, label, fork) append to the FILE you name, wherever it is; with --sessions-dir DIR they\nare refused unless FILE lies inside DIR (after symlinks). Nothing else of a file is ever changed."
+    after_help = "Writes (navigate, label, fork) append to the FILE you name, wherever it is; with --sessions-dir DIR they\nare refused unless FILE lies inside DIR, as written and after symlinks. Nothing else of a file is ever changed."
 )]
 struct Cli {
     /// Refuse every write (navigate, label, fork)
@@ -32,71 +35,6 @@ struct Cli {
     read_only: bool,
     #[command(subcommand)]
     cmd: Cmd,
-}
-
-/// The root a write is confined to.
-#[derive(Args, Clone)]
-struct WriteRootArg {
-    /// Refuse to write unless FILE lies (after symlinks) inside DIR (default: FILE's own root:
-    /// the parent of its per-cwd folder `--…--`, else its folder); repeatable, `[NAME=]DIR`
-    #[arg(long, value_name = "[NAME=]DIR")]
-    sessions_dir: Vec<String>,
-    /// Refuse writes to the root with this name (repeatable)
-    #[arg(long, value_name = "NAME")]
-    read_only_root: Vec<String>,
-}
-
-impl WriteRootArg {
-    /// The roots named, or none.
-    fn given(&self) -> Option<RootArg> {
-        (!self.sessions_dir.is_empty()).then(|| RootArg { sessions_dir: self.sessions_dir.clone(), read_only_root: self.read_only_root.clone() })
-    }
-}
-
-#[derive(Args, Clone)]
-struct RootArg {
-    /// Sessions root (default: $PI_CODING_AGENT_SESSION_DIR, $PI_CODING_AGENT_DIR/sessions, ~/.pi/agent/sessions);
-    /// repeat for several roots in one view, each `DIR` or `NAME=DIR` (default name: the folder's)
-    #[arg(long, value_name = "[NAME=]DIR")]
-    sessions_dir: Vec<String>,
-    /// Refuse writes to the root with this name (repeatable)
-    #[arg(long, value_name = "NAME")]
-    read_only_root: Vec<String>,
-}
-
-impl RootArg {
-    /// The one root of the classic commands: the first `--sessions-dir`, else the default.
-    fn first(&self) -> PathBuf {
-        match self.sessions_dir.first() {
-            Some(a) => resolve_root(Some(&RootSpec::parse(a).path)).path,
-            None => resolve_root(None).path,
-        }
-    }
-
-    fn is_multi(&self) -> bool {
-        self.sessions_dir.len() > 1
-    }
-
-    /// All roots, named, with their read-only flags.
-    fn roots(&self) -> Roots {
-        let specs = if self.sessions_dir.is_empty() {
-            Roots::single(resolve_root(None).path).specs().to_vec()
-        } else {
-            self.sessions_dir
-                .iter()
-                .map(|a| {
-                    let mut s = RootSpec::parse(a);
-                    s.path = resolve_root(Some(&s.path)).path;
-                    s
-                })
-                .collect()
-        };
-        let mut roots = Roots::new(specs).specs().to_vec();
-        for r in &mut roots {
-            r.read_only = self.read_only_root.contains(&r.name);
-        }
-        Roots::new(roots)
-    }
 }
 
 #[derive(Subcommand)]
@@ -111,7 +49,10 @@ enum Cmd {
     },
     /// Show a session's tree: roots, children in pi's order, labels, active path
     Tree {
+        #[arg(value_parser = FileArg)]
         file: PathBuf,
+        #[command(flatten)]
+        within: WithinArg,
         #[arg(long)]
         json: bool,
         /// Draw the graph the app shows (lanes, folded runs, default filter)
@@ -120,7 +61,10 @@ enum Cmd {
     },
     /// Show the context the LLM sees at a node (pi's buildSessionContext)
     Context {
+        #[arg(value_parser = FileArg)]
         file: PathBuf,
+        #[command(flatten)]
+        within: WithinArg,
         /// Entry id, or `null` for before the first entry (default: the session's leaf)
         #[arg(long, value_name = "ID|null")]
         leaf: Option<String>,
@@ -136,6 +80,7 @@ enum Cmd {
     },
     /// Move the persisted leaf to an entry (appends one `leaf` line); pi resumes there
     Navigate {
+        #[arg(value_parser = FileArg)]
         file: PathBuf,
         /// Entry id to resume at
         #[arg(required_unless_present = "root", conflicts_with = "root")]
@@ -148,6 +93,7 @@ enum Cmd {
     },
     /// Set or clear the label of an entry (appends one `label` line, as pi does)
     Label {
+        #[arg(value_parser = FileArg)]
         file: PathBuf,
         id: String,
         #[arg(required_unless_present = "clear", conflicts_with = "clear")]
@@ -160,6 +106,7 @@ enum Cmd {
     },
     /// Fork the path root→ID into a new session file beside the source; prints its path
     Fork {
+        #[arg(value_parser = FileArg)]
         file: PathBuf,
         id: String,
         /// Fork before the entry (at its parent), as pi's /fork offers for user messages
@@ -179,6 +126,7 @@ enum Cmd {
     /// Copy the session keeping only the root→leaf paths of the given entries (a new file
     /// beside it; the source is untouched)
     Prune {
+        #[arg(value_parser = FileArg)]
         file: PathBuf,
         /// Entries whose root→entry paths are kept (one or more)
         #[arg(long, required = true, num_args = 1.., value_name = "ID")]
@@ -189,6 +137,7 @@ enum Cmd {
     /// Compare two nodes from their common ancestor: steps side by side, tool calls, files
     /// touched, tokens and cost, and the contexts at the two tips
     Diff {
+        #[arg(value_parser = FileArg)]
         file: PathBuf,
         /// `ID` (an entry of FILE), `FILE2:ID`, or `FILE2:` (FILE2's leaf); FILE2 must be of
         /// FILE's fork family
@@ -233,7 +182,7 @@ enum Cmd {
     /// (`export --parquet OUT [--sessions-dir [NAME=]DIR …]`)
     Export {
         /// The session to export as HTML or Markdown
-        #[arg(required_unless_present = "parquet", conflicts_with = "parquet")]
+        #[arg(value_parser = FileArg, required_unless_present = "parquet", conflicts_with = "parquet")]
         file: Option<PathBuf>,
         /// Export the path root→ID instead of the path to the session's leaf
         #[arg(long, value_name = "ID", conflicts_with = "tree")]
@@ -278,6 +227,7 @@ enum Cmd {
     /// Report damage in a file or every file under a root; exit 1 when any finding is an error
     Check {
         /// A session file or a folder (default: the sessions root)
+        #[arg(value_parser = FileArg)]
         path: Option<PathBuf>,
         #[command(flatten)]
         root: RootArg,
@@ -346,6 +296,7 @@ fn host_name() -> String {
 
 #[derive(Serialize)]
 struct Wrote {
+    #[serde(with = "pi_session::pathstr::serde_path")]
     file: PathBuf,
     line: String,
     offset: u64,
@@ -423,6 +374,7 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
             #[derive(Serialize)]
             #[serde(rename_all = "camelCase")]
             struct Out {
+                #[serde(with = "pi_session::pathstr::serde_path")]
                 file: PathBuf,
                 leaf_id: Option<String>,
                 copied: usize,
@@ -481,7 +433,8 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
                 }
             }
         }
-        Cmd::Tree { file, json, graph } => {
+        Cmd::Tree { file, within, json, graph } => {
+            within.check(&file)?;
             let (s, _) = Session::open_cached(&file)?;
             if json {
                 print_json(&TreeJson::of(&s))?;
@@ -497,7 +450,8 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
             // over every entry's skeleton to free it.
             std::mem::forget(s);
         }
-        Cmd::Context { file, leaf, json } => {
+        Cmd::Context { file, within, leaf, json } => {
+            within.check(&file)?;
             let (s, _) = Session::open_cached(&file)?;
             let req = leaf.as_deref().map(|l| if l == "null" { None } else { Some(l) });
             let leaf = s.resolve_leaf(req)?;
@@ -606,6 +560,10 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
                 Default::default()
             };
             let r = pi_session_find::roots::search_all(&ixs, &hidden, &query, limit).map_err(find_err)?;
+            // An index found damaged was set aside and built again: the answer stands, but say so.
+            for d in ixs.iter().filter_map(|ix| ix.damage()) {
+                eprintln!("pi-session: the search index {} was damaged ({}); it is kept as {} and the index was built again", d.path, d.reason, d.moved_to);
+            }
             if json {
                 print_json(&r)?;
             } else {
@@ -689,6 +647,7 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
 
 #[derive(Serialize)]
 struct FileReport {
+    #[serde(with = "pi_session::pathstr::serde_path")]
     path: PathBuf,
     diagnostics: Vec<pi_session::Diagnostic>,
 }

@@ -114,3 +114,81 @@ fn search_and_dashboard_span_every_root_with_a_synced_copy_once() {
     let list = run_json(dir.path(), &["list"], &[&laptop, &desk]);
     assert_eq!(list["sessions"].as_array().unwrap().len(), 2, "{list}");
 }
+
+/// `search` with its stderr.
+fn search_noting(dir: &Path, q: &str) -> (Value, String) {
+    let out = Command::new(BIN).args(["search", q, "--json", "--sessions-dir"]).arg(dir.join("sessions")).env("PI_SESSION_CACHE_DIR", dir.join("cache")).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    (serde_json::from_slice(&out.stdout).unwrap(), err)
+}
+
+/// (id, line) of every hit, sorted.
+fn hit_ids(r: &Value) -> Vec<(String, u64)> {
+    let mut v: Vec<(String, u64)> = r["sessions"].as_array().unwrap().iter().flat_map(|s| s["hits"].as_array().unwrap().iter().map(|h| (h["id"].as_str().unwrap().to_string(), h["line"].as_u64().unwrap()))).collect();
+    v.sort();
+    v
+}
+
+/// What a case-insensitive scan of the session's lines finds (the entries holding the term).
+fn brute_force(session: &Path, term: &str) -> Vec<(String, u64)> {
+    let text = fs::read_to_string(session).unwrap();
+    let mut v: Vec<(String, u64)> = text
+        .lines()
+        .enumerate()
+        .skip(1)
+        .filter(|(_, l)| l.to_lowercase().contains(term))
+        .map(|(i, l)| (serde_json::from_str::<Value>(l).unwrap()["id"].as_str().unwrap().to_string(), i as u64 + 1))
+        .collect();
+    v.sort();
+    v
+}
+
+/// `n` bytes of noise (xorshift from `seed`).
+fn noise(n: usize, mut x: u64) -> Vec<u8> {
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect()
+}
+
+#[test]
+fn a_damaged_index_is_set_aside_rebuilt_and_reported_and_the_search_still_answers() {
+    type Damage = fn(&[u8], u64) -> Vec<u8>;
+    let cases: [(&str, Damage); 3] = [
+        ("cut short", |good, _| good[..good.len() / 2].to_vec()),
+        // Everything after the first page (the schema) is noise.
+        ("garbage", |good, seed| [&good[..4096], &noise(good.len() - 4096, seed)].concat()),
+        // The 100-byte SQLite header randomised.
+        ("random header", |good, seed| [&noise(100, seed), &good[100..]].concat()),
+    ];
+    for (what, damage) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write_session(dir.path());
+        let want = brute_force(&p, "parser");
+        assert_eq!(want.len(), 2);
+        let (r, _) = search_noting(dir.path(), "parser");
+        assert_eq!(hit_ids(&r), want);
+        let db = fs::read_dir(dir.path().join("cache")).unwrap().map(|e| e.unwrap().path()).find(|p| p.file_name().unwrap().to_string_lossy().starts_with("search-") && p.extension().is_some_and(|e| e == "sqlite")).unwrap();
+        let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1;
+        eprintln!("{what}: seed {seed}");
+        let bad = damage(&fs::read(&db).unwrap(), seed);
+        fs::write(&db, &bad).unwrap();
+
+        let (r, err) = search_noting(dir.path(), "parser");
+        assert_eq!(hit_ids(&r), want, "{what}: the answer after the rebuild");
+        assert!(err.contains("was damaged") && err.contains(&*db.to_string_lossy()), "{what}: {err}");
+        let aside: Vec<std::path::PathBuf> = fs::read_dir(db.parent().unwrap()).unwrap().map(|e| e.unwrap().path()).filter(|p| p.to_string_lossy().contains(".damaged-") && !p.to_string_lossy().ends_with("-wal") && !p.to_string_lossy().ends_with("-shm")).collect();
+        assert_eq!(aside.len(), 1, "{what}: {aside:?}");
+        assert!(err.contains(&*aside[0].to_string_lossy()), "{what}: the message names where it is kept: {err}");
+        assert_eq!(fs::read(&aside[0]).unwrap(), bad, "{what}: kept byte for byte");
+        // The next run finds a whole index: no message, the same answer.
+        let (r, err) = search_noting(dir.path(), "parser");
+        assert_eq!(hit_ids(&r), want);
+        assert!(!err.contains("damaged"), "{what}: {err}");
+    }
+}

@@ -11,17 +11,23 @@
 //! is gone leaves the index. A last line without its newline waits for it.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use pi_session::entry::{Detail, Kind};
 use pi_session::explorer::searchable_text;
+use pi_session::pathstr::encode;
 use pi_session::summary::SessionSummary;
 use pi_session::{Session, SessionIndex};
 use rayon::prelude::*;
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
 
+mod sql;
+
+use sql::{build_sql_in, short_terms};
+
+use crate::damage::SetAside;
 use crate::query::Query;
 pub use crate::snippet::snippet;
 use crate::{DbResult, Error};
@@ -45,20 +51,8 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts_vocab USING fts5vocab(fts, 'row');
 
 /// Appended to every indexed text: the last characters of a text then start a trigram too, so
 /// a term of one or two characters is found through the trigrams it starts (see
-/// [`short_term_trigrams`]).
+/// [`sql::short_terms`]).
 const PAD: &str = "  ";
-
-/// A term of one or two characters matches no trigram query. Every occurrence of it starts a
-/// trigram of the (padded) text, so the rows holding it are those holding one of the indexed
-/// trigrams that start with it. `None` when there are too many such trigrams for one query
-/// (the term is common: a newest-first scan meets its hits at once).
-fn short_term_trigrams(c: &Connection, term: &str) -> rusqlite::Result<Option<Vec<String>>> {
-    const MAX: usize = 1000;
-    let upper = format!("{term}\u{10FFFF}");
-    let mut st = c.prepare_cached("SELECT term FROM fts_vocab WHERE term >= ?1 AND term < ?2 LIMIT ?3")?;
-    let terms: Vec<String> = st.query_map(params![term, upper, (MAX + 1) as i64], |r| r.get(0))?.collect::<Result<_, _>>()?;
-    Ok((terms.len() <= MAX).then_some(terms))
-}
 
 /// What an update did.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
@@ -133,6 +127,9 @@ pub struct SearchIndexStatus {
     pub bytes_on_disk: u64,
     /// The last update's error, if it failed.
     pub error: Option<String>,
+    /// The index was found damaged (SQLite: malformed, not a database, or cut short): the
+    /// damaged file was set aside (kept, renamed) and the index built again.
+    pub damaged: Option<SetAside>,
 }
 
 pub struct SearchIndex {
@@ -140,6 +137,27 @@ pub struct SearchIndex {
     db: PathBuf,
     conn: Mutex<Connection>,
     building: AtomicBool,
+    /// Set when the index was found damaged and set aside.
+    damage: Mutex<Option<SetAside>>,
+    /// Bumped each time the database is set aside and started anew.
+    generation: AtomicU64,
+}
+
+/// Opens the database at `db` with the index's settings and schema (an older schema is
+/// dropped: the index is a cache).
+fn connect(db: &Path) -> rusqlite::Result<Connection> {
+    let conn = Connection::open(db)?;
+    // The log file is cut back to 64 MB after each checkpoint (SQLite leaves it at its
+    // largest size otherwise).
+    conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000; PRAGMA journal_size_limit=67108864;")?;
+    let has_meta: bool = conn.query_row("SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'meta'", [], |r| r.get(0))?;
+    let version: Option<String> = if has_meta { conn.query_row("SELECT value FROM meta WHERE key='schema'", [], |r| r.get(0)).optional()? } else { None };
+    if version.as_deref() != Some(&SCHEMA_VERSION.to_string()) {
+        conn.execute_batch("DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS entries; DROP TABLE IF EXISTS labels; DROP TABLE IF EXISTS fts_vocab; DROP TABLE IF EXISTS fts; DROP TABLE IF EXISTS meta;")?;
+    }
+    conn.execute_batch(SCHEMA)?;
+    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('schema', ?1)", [SCHEMA_VERSION.to_string()])?;
+    Ok(conn)
 }
 
 /// The index file of a root: beside the listing cache (`$PI_SESSION_CACHE_DIR` or the platform
@@ -301,7 +319,9 @@ fn index_file(path: &Path, plan: &Plan) -> Result<FileRows, Error> {
 }
 
 impl SearchIndex {
-    /// Opens (or creates) the index of `root` at `db`.
+    /// Opens (or creates) the index of `root` at `db`. An index that SQLite finds damaged (or
+    /// that is shorter than its header says) is set aside ([`crate::damage::set_aside`]) and a
+    /// new one started; [`SearchIndex::damage`] says so, and the next update builds it.
     pub fn open(root: &Path, db: &Path) -> Result<SearchIndex, Error> {
         if let Some(dir) = db.parent() {
             std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.to_path_buf(), source })?;
@@ -311,17 +331,61 @@ impl SearchIndex {
         if canon_db.starts_with(&canon_root) {
             return Err(Error::Invalid(format!("the search index {} must not live under the sessions root {}", db.display(), root.display())));
         }
-        let conn = Connection::open(db).at(db)?;
-        // The log file is cut back to 64 MB after each checkpoint (SQLite leaves it at its
-        // largest size otherwise).
-        conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000; PRAGMA journal_size_limit=67108864;").at(db)?;
-        let version: Option<String> = conn.query_row("SELECT value FROM meta WHERE key='schema'", [], |r| r.get(0)).optional().unwrap_or(None);
-        if version.as_deref() != Some(&SCHEMA_VERSION.to_string()) {
-            conn.execute_batch("DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS entries; DROP TABLE IF EXISTS labels; DROP TABLE IF EXISTS fts_vocab; DROP TABLE IF EXISTS fts; DROP TABLE IF EXISTS meta;").at(db)?;
+        let mut damage = None;
+        let reason = match crate::damage::cut_short(db) {
+            Some(why) => Some(why),
+            None => match connect(db) {
+                Ok(conn) => return Ok(SearchIndex::with(root, db, conn, None)),
+                Err(e) if crate::damage::is_damage(&e) => Some(e.to_string()),
+                Err(e) => return Err(Error::Db { path: db.to_path_buf(), source: e }),
+            },
+        };
+        if let Some(reason) = reason {
+            damage = Some(crate::damage::set_aside(db, &reason).map_err(|source| Error::Io { path: db.to_path_buf(), source })?);
         }
-        conn.execute_batch(SCHEMA).at(db)?;
-        conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('schema', ?1)", [SCHEMA_VERSION.to_string()]).at(db)?;
-        Ok(SearchIndex { root: root.to_path_buf(), db: db.to_path_buf(), conn: Mutex::new(conn), building: AtomicBool::new(false) })
+        let conn = connect(db).at(db)?;
+        Ok(SearchIndex::with(root, db, conn, damage))
+    }
+
+    fn with(root: &Path, db: &Path, conn: Connection, damage: Option<SetAside>) -> SearchIndex {
+        SearchIndex { root: root.to_path_buf(), db: db.to_path_buf(), conn: Mutex::new(conn), building: AtomicBool::new(false), damage: Mutex::new(damage), generation: AtomicU64::new(0) }
+    }
+
+    /// The last time this index was found damaged and set aside (in this process), if ever.
+    pub fn damage(&self) -> Option<SetAside> {
+        self.damage.lock().unwrap().clone()
+    }
+
+    /// Sets the damaged index aside and starts a new, empty one, unless another caller did so
+    /// since `generation` was read (then the index in use is already the new one).
+    fn set_aside(&self, generation: u64, reason: &rusqlite::Error) -> Result<(), Error> {
+        let mut c = self.conn.lock().unwrap();
+        if self.generation.load(Ordering::SeqCst) != generation {
+            return Ok(());
+        }
+        // Closed first: nothing of the old connection may write into the renamed files.
+        drop(std::mem::replace(&mut *c, Connection::open_in_memory().at(&self.db)?));
+        let aside = crate::damage::set_aside(&self.db, &reason.to_string()).map_err(|source| Error::Io { path: self.db.clone(), source })?;
+        *c = connect(&self.db).at(&self.db)?;
+        self.generation.fetch_add(1, Ordering::SeqCst);
+        *self.damage.lock().unwrap() = Some(aside);
+        Ok(())
+    }
+
+    /// Runs `op`; when SQLite finds the index damaged, the index is set aside, started anew,
+    /// built again when `rebuild` (else `op` is the build) and `op` runs once more.
+    fn healing<T>(&self, rebuild: bool, op: impl Fn() -> Result<T, Error>) -> Result<T, Error> {
+        let generation = self.generation.load(Ordering::SeqCst);
+        match op() {
+            Err(Error::Db { source, .. }) if crate::damage::is_damage(&source) => {
+                self.set_aside(generation, &source)?;
+                if rebuild {
+                    self.update_inner(&|_| {})?;
+                }
+                op()
+            }
+            r => r,
+        }
     }
 
     /// Opens the index of `root` in the cache folder.
@@ -347,12 +411,12 @@ impl SearchIndex {
     /// (queries run between batches).
     pub fn update(&self, progress: impl Fn(SearchIndexProgress)) -> Result<UpdateStats, Error> {
         self.building.store(true, Ordering::Relaxed);
-        let r = self.update_inner(progress);
+        let r = self.healing(false, || self.update_inner(&progress));
         self.building.store(false, Ordering::Relaxed);
         r
     }
 
-    fn update_inner(&self, progress: impl Fn(SearchIndexProgress)) -> Result<UpdateStats, Error> {
+    fn update_inner(&self, progress: &dyn Fn(SearchIndexProgress)) -> Result<UpdateStats, Error> {
         let found = pi_session::scan::scan(&self.root).files;
         let mut stats = UpdateStats { files: found.len(), ..Default::default() };
         let known: std::collections::HashMap<String, (i64, u64, i64, u64, u64, u64, i64)> = {
@@ -364,7 +428,7 @@ impl SearchIndex {
             rows.collect::<Result<_, _>>().at(&self.db)?
         };
         // Gone files.
-        let present: std::collections::HashSet<String> = found.iter().map(|f| f.path.to_string_lossy().into_owned()).collect();
+        let present: std::collections::HashSet<String> = found.iter().map(|f| encode(&f.path)).collect();
         let gone: Vec<i64> = known.iter().filter(|(p, _)| !present.contains(*p)).map(|(_, v)| v.0).collect();
         if !gone.is_empty() {
             let mut c = self.conn.lock().unwrap();
@@ -378,7 +442,7 @@ impl SearchIndex {
         // (path, plan, bytes to read)
         let mut work: Vec<(PathBuf, Plan, u64)> = Vec::new();
         for f in &found {
-            let key = f.path.to_string_lossy().into_owned();
+            let key = encode(&f.path);
             match known.get(&key) {
                 None => work.push((f.path.clone(), Plan::Full, f.stamp.len)),
                 Some(&(id, size, mtime, ino, ib, il, th)) => {
@@ -405,7 +469,7 @@ impl SearchIndex {
                 stats.entries_added += fr.rows.len();
                 match fr.append_to {
                     Some(_) => stats.appended += 1,
-                    None if known.contains_key(&*fr.path.to_string_lossy()) => stats.reindexed += 1,
+                    None if known.contains_key(&encode(&fr.path)) => stats.reindexed += 1,
                     None => stats.added += 1,
                 }
                 write_file(&tx, &fr).at(&self.db)?;
@@ -429,6 +493,10 @@ impl SearchIndex {
 
     /// Number of files in the index.
     pub fn file_count(&self) -> Result<usize, Error> {
+        self.healing(false, || self.file_count_inner())
+    }
+
+    fn file_count_inner(&self) -> Result<usize, Error> {
         let c = self.conn.lock().unwrap();
         c.query_row("SELECT count(*) FROM files", [], |r| r.get::<_, i64>(0)).map(|n| n as usize).at(&self.db)
     }
@@ -436,10 +504,15 @@ impl SearchIndex {
     /// Runs a query; at most `limit` hits (1..=10,000), the most recently indexed lines first
     /// (FTS5 walks its rowids in order, so the first hits come without sorting every match),
     /// grouped by session in the order of their first hit.
+    /// An index found damaged is set aside, built again and asked again.
     pub fn search(&self, text: &str, limit: usize) -> Result<SearchResults, Error> {
+        self.healing(true, || self.search_inner(text, limit))
+    }
+
+    fn search_inner(&self, text: &str, limit: usize) -> Result<SearchResults, Error> {
         let q = Query::parse(text)?;
         let limit = limit.clamp(1, 10_000);
-        let files_indexed = self.file_count()?;
+        let files_indexed = self.file_count_inner()?;
         if q.is_empty() {
             return Ok(SearchResults { query: text.into(), sessions: vec![], total_hits: 0, truncated: false, files_indexed });
         }
@@ -484,6 +557,10 @@ impl SearchIndex {
 
     /// Ids of every entry of one file that the query matches (for marking hits in a tree).
     pub fn hits_in_file(&self, text: &str, path: &str) -> Result<Vec<String>, Error> {
+        self.healing(true, || self.hits_in_file_inner(text, path))
+    }
+
+    fn hits_in_file_inner(&self, text: &str, path: &str) -> Result<Vec<String>, Error> {
         let q = Query::parse(text)?;
         if q.is_empty() {
             return Ok(vec![]);
@@ -520,7 +597,8 @@ fn delete_file(tx: &rusqlite::Transaction<'_>, id: i64) -> rusqlite::Result<()> 
 }
 
 fn write_file(tx: &rusqlite::Transaction<'_>, fr: &FileRows) -> rusqlite::Result<()> {
-    let path = fr.path.to_string_lossy();
+    // As the listing shows it: a name that is not UTF-8 stays one the UI can send back.
+    let path = encode(&fr.path);
     let file_id = match fr.append_to {
         Some(id) => {
             tx.execute(
@@ -582,123 +660,6 @@ fn write_file(tx: &rusqlite::Transaction<'_>, fr: &FileRows) -> rusqlite::Result
         fts.execute(params![rowid, format!("{}{PAD}", r.text)])?;
     }
     Ok(())
-}
-
-fn like_escape(s: &str) -> String {
-    let mut o = String::from("%");
-    for c in s.chars() {
-        if matches!(c, '%' | '_' | '\\') {
-            o.push('\\');
-        }
-        o.push(c);
-    }
-    o.push('%');
-    o
-}
-
-/// For each term of one or two characters, the trigrams that start with it (or `None`: too many).
-fn short_terms(c: &Connection, q: &Query) -> rusqlite::Result<Vec<Option<Vec<String>>>> {
-    q.terms.iter().filter(|t| t.chars().count() < 3).map(|t| short_term_trigrams(c, t)).collect()
-}
-
-fn fts_phrase(t: &str) -> String {
-    format!("\"{}\"", t.replace('"', "\"\""))
-}
-
-/// The SQL of a query. Terms of 3+ characters go to FTS5 (trigram: a case-insensitive
-/// substring match, served by the index); shorter ones are a `LIKE` on the matched rows.
-/// `short`: for each term of one or two characters (in order), the trigrams it starts, or `None`.
-fn build_sql_in(q: &Query, limit: usize, only_path: Option<&str>, short: &[Option<Vec<String>>]) -> (String, Vec<rusqlite::types::Value>) {
-    use rusqlite::types::Value as V;
-    let mut wh: Vec<String> = Vec::new();
-    let mut args: Vec<V> = Vec::new();
-    // Terms of 3+ characters are trigram phrases; a short term with few trigrams is the OR of
-    // them (a superset of its rows; the LIKE below keeps the exact ones); a short term with
-    // no trigram at all is in no row.
-    let mut parts: Vec<String> = q.terms.iter().filter(|t| t.chars().count() >= 3).map(|t| fts_phrase(t)).collect();
-    let mut none = false;
-    for tri in short.iter().flatten() {
-        if tri.is_empty() {
-            none = true;
-        } else {
-            parts.push(format!("({})", tri.iter().map(|t| fts_phrase(t)).collect::<Vec<_>>().join(" OR ")));
-        }
-    }
-    let indexed = !parts.is_empty();
-    if indexed {
-        args.push(V::Text(parts.join(" AND ")));
-        wh.push(format!("fts MATCH ?{}", args.len()));
-    }
-    if none {
-        wh.push("0".into());
-    }
-    for t in q.terms.iter().filter(|t| t.chars().count() < 3) {
-        args.push(V::Text(like_escape(t)));
-        let text = if indexed { "fts.text" } else { "(SELECT text FROM fts WHERE fts.rowid = e.id)" };
-        wh.push(format!("{text} LIKE ?{} ESCAPE '\\'", args.len()));
-    }
-    let mut push = |cond: &str, v: V, wh: &mut Vec<String>| {
-        args.push(v);
-        wh.push(cond.replace("?N", &format!("?{}", args.len())));
-    };
-    if let Some(r) = &q.role {
-        push("e.role = ?N", V::Text(r.clone()), &mut wh);
-    }
-    if let Some(t) = &q.tool {
-        push("instr(e.tools, ?N) > 0", V::Text(format!(" {t} ")), &mut wh);
-    }
-    if let Some(m) = &q.model {
-        push("lower(e.model) LIKE ?N ESCAPE '\\'", V::Text(like_escape(m)), &mut wh);
-    }
-    if let Some(c) = &q.cwd {
-        push("lower(f.cwd) LIKE ?N ESCAPE '\\'", V::Text(like_escape(c)), &mut wh);
-    }
-    if let Some(n) = &q.name {
-        push("lower(f.name) LIKE ?N ESCAPE '\\'", V::Text(like_escape(n)), &mut wh);
-    }
-    // Without an indexed term, a label filter drives the query from the (small) labels table.
-    let by_label = !indexed && q.label.is_some();
-    if let Some(l) = &q.label {
-        let cond = if by_label {
-            "lower(l.text) LIKE ?N ESCAPE '\\'"
-        } else {
-            "e.id IN (SELECT le.id FROM labels l JOIN entries le ON le.file_id = l.file_id AND le.entry_id = l.entry_id WHERE lower(l.text) LIKE ?N ESCAPE '\\')"
-        };
-        push(cond, V::Text(like_escape(l)), &mut wh);
-    }
-    if let Some(a) = q.after {
-        push("e.ts >= ?N", V::Real(a), &mut wh);
-    }
-    if let Some(b) = q.before {
-        push("e.ts < ?N", V::Real(b), &mut wh);
-    }
-    if let Some(p) = only_path {
-        push("f.path = ?N", V::Text(p.to_string()), &mut wh);
-    }
-    let cond = if wh.is_empty() { "1".to_string() } else { wh.join(" AND ") };
-    // With a term of 3+ characters FTS5 drives (its rowids in order); with filters only, the
-    // small entries table does, newest rows first, and the text is fetched for the hits only.
-    let sql = if by_label {
-        // CROSS JOIN keeps this order: the labels, then their entries (by index), then sort.
-        format!(
-            "SELECT f.id, f.path, f.session_id, f.title, f.cwd, e.entry_id, e.line, e.role, e.ts, (SELECT text FROM fts WHERE fts.rowid = e.id)
-             FROM labels l CROSS JOIN entries e ON e.file_id = l.file_id AND e.entry_id = l.entry_id JOIN files f ON f.id = e.file_id
-             WHERE {cond} ORDER BY e.id DESC LIMIT {limit}"
-        )
-    } else if !indexed {
-        format!(
-            "SELECT f.id, f.path, f.session_id, f.title, f.cwd, e.entry_id, e.line, e.role, e.ts, (SELECT text FROM fts WHERE fts.rowid = e.id)
-             FROM entries e JOIN files f ON f.id = e.file_id
-             WHERE {cond} ORDER BY e.id DESC LIMIT {limit}"
-        )
-    } else {
-        format!(
-            "SELECT f.id, f.path, f.session_id, f.title, f.cwd, e.entry_id, e.line, e.role, e.ts, fts.text
-             FROM fts JOIN entries e ON e.id = fts.rowid JOIN files f ON f.id = e.file_id
-             WHERE {cond} ORDER BY fts.rowid DESC LIMIT {limit}"
-        )
-    };
-    (sql, args)
 }
 
 #[cfg(test)]

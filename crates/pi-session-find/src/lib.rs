@@ -10,6 +10,7 @@
 //!   prefix copies left out).
 //! * [`moves`]: archived sessions' files moved out of the root and back (undoable, bytes
 //!   never changed).
+//! * [`damage`]: a database file SQLite finds damaged is renamed aside, never deleted.
 //! * [`background`]: the index build at the lowest CPU priority, so the window goes first.
 //! * [`organise`]: tags, pins and archive, in SQLite in the app's data folder, keyed by session
 //!   id; never in session files.
@@ -17,6 +18,7 @@
 //! The choice of SQLite FTS5 over tantivy is written down in docs/design.md ("Indexed search").
 
 pub mod background;
+pub mod damage;
 pub mod index;
 pub mod moves;
 pub mod organise;
@@ -41,6 +43,10 @@ pub enum Error {
     Invalid(String),
     #[error("no cache or data folder could be found (set PI_SESSION_CACHE_DIR / PI_EXPLORER_DATA_DIR)")]
     NoFolder,
+    /// The organiser's database (tags, pins, archive) is damaged. It is left as it is until the
+    /// user sets it aside ([`organise::set_aside`]).
+    #[error("the database of tags, pins and archive marks {} is damaged ({reason}); it was left untouched. Set it aside (it is kept, renamed) to start a new, empty one", path.display())]
+    OrganiserDamaged { path: std::path::PathBuf, reason: String },
 }
 
 impl Error {
@@ -52,6 +58,7 @@ impl Error {
             Error::Core(e) => e.error_code(),
             Error::Invalid(_) => C::Invalid,
             Error::NoFolder => C::NoFolder,
+            Error::OrganiserDamaged { .. } => C::OrganiserDamaged,
         }
     }
 
@@ -68,10 +75,19 @@ impl From<Error> for pi_session::api::ApiError {
 
 pub(crate) trait DbResult<T> {
     fn at(self, path: &std::path::Path) -> Result<T, Error>;
+    /// [`DbResult::at`] for the organiser's database: damage is [`Error::OrganiserDamaged`].
+    fn org(self, path: &std::path::Path) -> Result<T, Error>;
 }
 
 impl<T> DbResult<T> for Result<T, rusqlite::Error> {
     fn at(self, path: &std::path::Path) -> Result<T, Error> {
         self.map_err(|source| Error::Db { path: path.to_path_buf(), source })
+    }
+
+    fn org(self, path: &std::path::Path) -> Result<T, Error> {
+        self.map_err(|source| match damage::is_damage(&source) {
+            true => Error::OrganiserDamaged { path: path.to_path_buf(), reason: source.to_string() },
+            false => Error::Db { path: path.to_path_buf(), source },
+        })
     }
 }

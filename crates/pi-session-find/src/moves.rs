@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 use rusqlite::{params, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
+use pi_session::pathstr::{decode, encode};
+
 use crate::organise::Organiser;
 use crate::{DbResult, Error};
 
@@ -59,7 +61,7 @@ pub fn archive_dir_of(root: &Path) -> PathBuf {
 /// The move of `file` (under `root`) into the root's archive folder.
 pub fn planned_item(session_id: &str, root: &Path, file: &Path) -> Option<MoveItem> {
     let rel = file.strip_prefix(root).ok()?;
-    Some(MoveItem { session_id: session_id.into(), from: file.to_string_lossy().into_owned(), to: archive_dir_of(root).join(rel).to_string_lossy().into_owned() })
+    Some(MoveItem { session_id: session_id.into(), from: encode(file), to: encode(&archive_dir_of(root).join(rel)) })
 }
 
 fn now_ms() -> f64 {
@@ -141,21 +143,21 @@ impl Organiser {
         let at = now_ms();
         let batch = {
             let mut c = self.conn.lock().unwrap();
-            let tx = c.transaction().at(&self.db)?;
-            tx.execute("INSERT INTO moves(at) VALUES(?1)", [at]).at(&self.db)?;
+            let tx = c.transaction().org(&self.db)?;
+            tx.execute("INSERT INTO moves(at) VALUES(?1)", [at]).org(&self.db)?;
             let id = tx.last_insert_rowid();
             for it in items {
-                tx.execute("INSERT INTO moved(batch, session_id, src, dst) VALUES(?1, ?2, ?3, ?4)", params![id, it.session_id, it.from, it.to]).at(&self.db)?;
+                tx.execute("INSERT INTO moved(batch, session_id, src, dst) VALUES(?1, ?2, ?3, ?4)", params![id, it.session_id, it.from, it.to]).org(&self.db)?;
             }
-            tx.commit().at(&self.db)?;
+            tx.commit().org(&self.db)?;
             id
         };
         let mut done = Vec::new();
         let mut skipped = Vec::new();
         for it in items {
-            match move_file(Path::new(&it.from), Path::new(&it.to)) {
+            match move_file(&decode(&it.from), &decode(&it.to)) {
                 Ok(()) => {
-                    self.conn.lock().unwrap().execute("UPDATE moved SET done=1 WHERE batch=?1 AND src=?2", params![batch, it.from]).at(&self.db)?;
+                    self.conn.lock().unwrap().execute("UPDATE moved SET done=1 WHERE batch=?1 AND src=?2", params![batch, it.from]).org(&self.db)?;
                     done.push(it.clone());
                 }
                 Err(e) => skipped.push(MoveSkip { path: it.from.clone(), reason: e.to_string() }),
@@ -168,7 +170,7 @@ impl Organiser {
     pub fn undo_move(&self, batch: i64) -> Result<MoveBatch, Error> {
         let (at, undone): (f64, bool) = {
             let c = self.conn.lock().unwrap();
-            c.query_row("SELECT at, undone FROM moves WHERE id=?1", [batch], |r| Ok((r.get(0)?, r.get(1)?))).optional().at(&self.db)?.ok_or_else(|| Error::Invalid(format!("no move {batch}")))?
+            c.query_row("SELECT at, undone FROM moves WHERE id=?1", [batch], |r| Ok((r.get(0)?, r.get(1)?))).optional().org(&self.db)?.ok_or_else(|| Error::Invalid(format!("no move {batch}")))?
         };
         if undone {
             return Err(Error::Invalid(format!("move {batch} was already undone")));
@@ -177,34 +179,34 @@ impl Organiser {
         let mut back = Vec::new();
         let mut skipped = Vec::new();
         for it in items {
-            match move_file(Path::new(&it.to), Path::new(&it.from)) {
+            match move_file(&decode(&it.to), &decode(&it.from)) {
                 Ok(()) => {
-                    self.conn.lock().unwrap().execute("UPDATE moved SET done=0 WHERE batch=?1 AND src=?2", params![batch, it.from]).at(&self.db)?;
+                    self.conn.lock().unwrap().execute("UPDATE moved SET done=0 WHERE batch=?1 AND src=?2", params![batch, it.from]).org(&self.db)?;
                     back.push(it);
                 }
                 Err(e) => skipped.push(MoveSkip { path: it.to.clone(), reason: e.to_string() }),
             }
         }
         if skipped.is_empty() {
-            self.conn.lock().unwrap().execute("UPDATE moves SET undone=1 WHERE id=?1", [batch]).at(&self.db)?;
+            self.conn.lock().unwrap().execute("UPDATE moves SET undone=1 WHERE id=?1", [batch]).org(&self.db)?;
         }
         Ok(MoveBatch { id: batch, at, items: back, skipped: skipped.clone(), undone: skipped.is_empty() })
     }
 
     fn batch_items(&self, batch: i64) -> Result<Vec<MoveItem>, Error> {
         let c = self.conn.lock().unwrap();
-        let mut st = c.prepare_cached("SELECT session_id, src, dst FROM moved WHERE batch=?1 AND done=1 ORDER BY rowid").at(&self.db)?;
-        let rows = st.query_map([batch], |r| Ok(MoveItem { session_id: r.get(0)?, from: r.get(1)?, to: r.get(2)? })).at(&self.db)?;
-        rows.collect::<Result<_, _>>().at(&self.db)
+        let mut st = c.prepare_cached("SELECT session_id, src, dst FROM moved WHERE batch=?1 AND done=1 ORDER BY rowid").org(&self.db)?;
+        let rows = st.query_map([batch], |r| Ok(MoveItem { session_id: r.get(0)?, from: r.get(1)?, to: r.get(2)? })).org(&self.db)?;
+        rows.collect::<Result<_, _>>().org(&self.db)
     }
 
     /// The last moves not undone, newest first (at most `n`).
     pub fn recent_moves(&self, n: usize) -> Result<Vec<MoveBatch>, Error> {
         let ids: Vec<(i64, f64)> = {
             let c = self.conn.lock().unwrap();
-            let mut st = c.prepare_cached("SELECT id, at FROM moves WHERE undone=0 ORDER BY id DESC LIMIT ?1").at(&self.db)?;
-            let rows = st.query_map([n as i64], |r| Ok((r.get(0)?, r.get(1)?))).at(&self.db)?;
-            rows.collect::<Result<_, _>>().at(&self.db)?
+            let mut st = c.prepare_cached("SELECT id, at FROM moves WHERE undone=0 ORDER BY id DESC LIMIT ?1").org(&self.db)?;
+            let rows = st.query_map([n as i64], |r| Ok((r.get(0)?, r.get(1)?))).org(&self.db)?;
+            rows.collect::<Result<_, _>>().org(&self.db)?
         };
         let mut out = Vec::new();
         for (id, at) in ids {
@@ -240,7 +242,7 @@ pub fn plan_archived(org: &Organiser, sessions: &[(Option<String>, PathBuf)], ro
     let mut plan = MovePlan::default();
     for (id, file) in sessions {
         let Some(id) = id.as_deref().filter(|id| marks.get(*id).is_some_and(|m| m.archived)) else { continue };
-        let skip = |reason: &str| MoveSkip { path: file.to_string_lossy().into_owned(), reason: reason.into() };
+        let skip = |reason: &str| MoveSkip { path: encode(file), reason: reason.into() };
         let Some(root) = roots.holding(file) else {
             plan.skipped.push(skip("outside every sessions root"));
             continue;
@@ -263,7 +265,7 @@ pub fn plan_archived(org: &Organiser, sessions: &[(Option<String>, PathBuf)], ro
             continue;
         }
         let Some(item) = planned_item(id, &root.path, file) else { continue };
-        let dir = archive_dir_of(&root.path).to_string_lossy().into_owned();
+        let dir = encode(&archive_dir_of(&root.path));
         if !plan.dirs.contains(&dir) {
             plan.dirs.push(dir);
         }

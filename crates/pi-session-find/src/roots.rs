@@ -69,7 +69,7 @@ fn merge(answers: Vec<SearchResults>, hidden: &HashSet<PathBuf>, query: &str, li
     let files_indexed = answers.iter().map(|a| a.files_indexed).sum();
     let mut truncated = answers.iter().any(|a| a.truncated);
     let several = answers.len() > 1;
-    let mut sessions: Vec<_> = answers.into_iter().flat_map(|a| a.sessions).filter(|s| !hidden.contains(Path::new(&s.path))).collect();
+    let mut sessions: Vec<_> = answers.into_iter().flat_map(|a| a.sessions).filter(|s| !hidden.contains(&pi_session::pathstr::decode(&s.path))).collect();
     if several {
         let newest = |s: &crate::index::SessionHits| s.hits.iter().filter_map(|h| h.ts).fold(f64::NEG_INFINITY, f64::max);
         sessions.sort_by(|a, b| newest(b).total_cmp(&newest(a)));
@@ -95,7 +95,7 @@ fn merge(answers: Vec<SearchResults>, hidden: &HashSet<PathBuf>, query: &str, li
 /// Ids of every entry of the file at `path` that `query` matches, from the index of the root
 /// holding it (none when no root does).
 pub fn hits_in_file_all(indexes: &[Arc<SearchIndex>], query: &str, path: &str) -> Result<Vec<String>, Error> {
-    match indexes.iter().find(|ix| Path::new(path).starts_with(ix.root())) {
+    match indexes.iter().find(|ix| pi_session::pathstr::decode(path).starts_with(ix.root())) {
         Some(ix) => ix.hits_in_file(query, path),
         None => Ok(Vec::new()),
     }
@@ -108,6 +108,12 @@ pub fn status_all(indexes: &[Arc<SearchIndex>]) -> Result<SearchIndexStatus, Err
         s.building |= ix.is_building();
         s.files_indexed += ix.file_count()?;
         s.bytes_on_disk += ix.size_on_disk();
+        // The most recent damage of any root's index.
+        if let Some(d) = ix.damage() {
+            if s.damaged.as_ref().is_none_or(|old| old.at < d.at) {
+                s.damaged = Some(d);
+            }
+        }
     }
     Ok(s)
 }

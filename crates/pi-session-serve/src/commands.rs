@@ -399,6 +399,11 @@ pub fn call(ex: &Explorer, find: &Find, command: &str, arguments: Value) -> Resu
             args::<NoArgs>(c, v)?;
             val(Vec::<String>::new())
         }
+        // No organiser database here, so none to set aside.
+        "set_aside_organiser" => {
+            args::<NoArgs>(c, v)?;
+            Err(ServeError::WindowOnly(c.into()))
+        }
         "export_session" => {
             args::<Export>(c, v)?;
             Err(ServeError::WindowOnly(c.into()))

@@ -114,7 +114,7 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         ErrorCode::Invalid | ErrorCode::InvalidId | ErrorCode::NotAFile => StatusCode::BAD_REQUEST,
         ErrorCode::Busy | ErrorCode::InCycle | ErrorCode::NoCompaction => StatusCode::CONFLICT,
         ErrorCode::Corrupt | ErrorCode::NotRelated => StatusCode::UNPROCESSABLE_ENTITY,
-        ErrorCode::Io | ErrorCode::Index | ErrorCode::NoFolder | ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        ErrorCode::Io | ErrorCode::Index | ErrorCode::NoFolder | ErrorCode::OrganiserDamaged | ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         // A running pi that could not be reached or answered out of protocol: another process.
         ErrorCode::PiLink => StatusCode::BAD_GATEWAY,
     }
@@ -323,9 +323,9 @@ mod tests {
     #[test]
     fn only_failures_of_the_serving_machine_are_500() {
         use ErrorCode as C;
-        let all = [C::NotFound, C::Io, C::NotAFile, C::Corrupt, C::UnknownId, C::ReadOnly, C::InCycle, C::Busy, C::OutsideRoot, C::InvalidId, C::ReadOnlyMode, C::NoCompaction, C::NotRelated, C::PiLink, C::Index, C::NoFolder, C::Invalid, C::Internal];
+        let all = [C::NotFound, C::Io, C::NotAFile, C::Corrupt, C::UnknownId, C::ReadOnly, C::InCycle, C::Busy, C::OutsideRoot, C::InvalidId, C::ReadOnlyMode, C::NoCompaction, C::NotRelated, C::PiLink, C::Index, C::NoFolder, C::OrganiserDamaged, C::Invalid, C::Internal];
         let five: Vec<&str> = all.iter().filter(|c| status_of(**c).is_server_error()).map(|c| c.as_str()).collect();
-        assert_eq!(five, ["pi-link", "io", "index", "no-folder", "internal"]);
+        assert_eq!(five, ["pi-link", "io", "index", "no-folder", "organiser-damaged", "internal"]);
         assert_eq!(status_of(C::NoCompaction), StatusCode::CONFLICT);
         assert_eq!(ServeError::Core { code: C::NoCompaction, message: String::new() }.status(), StatusCode::CONFLICT);
         assert!(all.iter().all(|c| status_of(*c).is_client_error() || status_of(*c).is_server_error()));

@@ -279,7 +279,9 @@ fn paths_outside_the_root_are_refused() {
     let id = last_id(&secret);
     let dotdot = format!("{}/../outside/secret.jsonl", f.root.display());
     let link = f.root.join("link.jsonl").display().to_string();
-    for p in [secret.display().to_string(), dotdot, link, "/etc/passwd".into()] {
+    // Outside the root, the same answer whether the file exists or not (no existence oracle).
+    let missing = [f.outside.join("missing.jsonl").display().to_string(), format!("{}/../outside/missing.jsonl", f.root.display()), "/nonexistent/x.jsonl".into(), "/etc/shadow".into()];
+    for p in [secret.display().to_string(), dotdot, link, "/etc/passwd".into()].into_iter().chain(missing) {
         for (cmd, args) in [
             ("entry_detail", json!({"path": p, "id": id})),
             ("tree_page", json!({"query": {"path": p, "filter": "default", "expanded": [], "collapsed": [], "unified": false}, "start": 0, "count": 10})),
@@ -403,7 +405,7 @@ fn several_roots_are_served_in_one_view_and_a_browser_cannot_add_roots() {
     assert!(hit_paths.iter().any(|p| std::path::Path::new(p).starts_with(&second)), "hits in the desk root: {r}");
     assert!(hit_paths.iter().any(|p| !std::path::Path::new(p).starts_with(&second)), "hits in the laptop root: {r}");
     let status = api(a, &t, "search_index_status", json!({})).json();
-    // Every file of both roots is indexed (the root's symlink too: read through, like pi).
+    // Every file of both roots is indexed (not the root's symlink, which leaves it).
     let files = pi_session::scan::scan(&f.root).files.len() + pi_session::scan::scan(&second).files.len();
     assert_eq!(status["filesIndexed"].as_u64().unwrap() as usize, files, "{status}");
     let desk_hit = hit_paths.iter().find(|p| std::path::Path::new(p).starts_with(&second)).unwrap();
@@ -423,6 +425,31 @@ fn several_roots_are_served_in_one_view_and_a_browser_cannot_add_roots() {
         let r = api(a, &t, cmd, args);
         assert_eq!((r.status, r.code()), (403, "window-only".to_string()), "{cmd}: {}", r.body);
     }
+    s.stop();
+    assert_eq!(files_only(&f.all), before, "files changed");
+}
+
+#[test]
+fn a_link_leaving_the_root_is_not_listed_searched_counted_or_drawn() {
+    let f = fixture();
+    let before = files_only(&f.all);
+    let s = start(&f.root, false, false);
+    let (a, t) = (s.addr(), s.token().to_string());
+    let link = f.root.join("link.jsonl");
+    let secret_id = serde_json::from_str::<serde_json::Value>(std::fs::read_to_string(f.outside.join("secret.jsonl")).unwrap().lines().next().unwrap()).unwrap()["id"].as_str().unwrap().to_string();
+    let list = api(a, &t, "list_sessions", json!({})).json();
+    let rows = list["sessions"].as_array().unwrap();
+    assert!(rows.iter().all(|r| r["path"] != json!(link)), "not listed");
+    // (The secret is a copy of a session of the root: its id is listed once, at the root's own file.)
+    assert_eq!(rows.iter().filter(|r| r["id"] == json!(secret_id)).count(), 1);
+    let note = list["other"].as_array().unwrap().iter().find(|o| o["path"] == json!(link)).unwrap_or_else(|| panic!("accounted for: {list}"));
+    assert_eq!(note["diagnostic"]["kind"], "symlink-outside-root");
+    let dash = api(a, &t, "dashboard", json!({"query": {"bucket": "day", "top": 1000}})).json();
+    assert_eq!(dash["totals"]["sessions"].as_u64().unwrap() as usize, rows.len(), "the dashboard counts the listed sessions only");
+    let graph = api(a, &t, "fork_graph", json!({})).json();
+    assert!(graph["nodes"].as_array().unwrap().iter().all(|n| n["path"] != json!(link)));
+    let found = api(a, &t, "search_indexed", json!({"query": "session", "limit": 10000})).json();
+    assert!(found["sessions"].as_array().unwrap().iter().all(|h| h["path"] != json!(link)), "not searched");
     s.stop();
     assert_eq!(files_only(&f.all), before, "files changed");
 }

@@ -17,6 +17,7 @@ const FORMAT: u32 = 5;
 /// The fork point of a fork, valid while both files are unchanged.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CachedFork {
+    #[serde(with = "crate::pathstr::serde_path")]
     pub parent: PathBuf,
     pub parent_stamp: FileStamp,
     pub fork_point_id: Option<String>,
@@ -38,7 +39,9 @@ pub struct CachedFile {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct ListCache {
     format: u32,
+    #[serde(with = "crate::pathstr::serde_path")]
     pub root: PathBuf,
+    #[serde(with = "crate::pathstr::serde_path_keys")]
     pub files: HashMap<PathBuf, CachedFile>,
     /// Changed since it was loaded (see [`ListCache::save_if_changed`]).
     #[serde(skip)]

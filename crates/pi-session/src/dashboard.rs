@@ -131,7 +131,7 @@ fn part_of(sum: &SessionSummary, bucket: BucketSize) -> Option<Part> {
     };
     let fallback = sum.modified.unwrap_or(0.0);
     let mut u = SessionUsage {
-        path: sum.path.to_string_lossy().into_owned(),
+        path: crate::pathstr::encode(&sum.path),
         title: crate::explorer::title_of(sum),
         cwd: sum.cwd.clone(),
         parent_session: sum.parent_session.clone(),

@@ -67,7 +67,8 @@ diag_kinds! {
     ParentSessionCycle = "parent-session-cycle", Error, "Sessions whose parentSession links form a cycle.";
     NotAFile = "not-a-file", Warning, "A directory or special file named *.jsonl.";
     NotASession = "not-a-session", Warning, "A .jsonl file that holds no pi session.";
-    Symlink = "symlink", Info, "A symbolic link; followed for reading, never written through.";
+    Symlink = "symlink", Info, "A symbolic link inside the sessions root: read as the file it points to (once, when that file is listed itself), never written through.";
+    SymlinkOutsideRoot = "symlink-outside-root", Warning, "A symbolic link (to a file or a folder) whose target lies outside the sessions root: not read by anything (not listed, searched, counted or opened); add its target as another root to read it.";
     Unreadable = "unreadable", Error, "The file could not be read.";
     ToolResultOrphan = "tool-result-orphan", Warning, "The kept range of a compaction starts with a tool result whose call was hidden.";
 }

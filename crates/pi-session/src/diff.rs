@@ -231,7 +231,7 @@ fn side(s: &Session, tip: u32, steps_path: &[u32]) -> Result<(DiffSide, Vec<Valu
     let msgs: Vec<Value> = plan.materialize(&s.index)?.iter().map(|m| serde_json::from_str(m.get()).unwrap_or(Value::Null)).collect();
     Ok((
         DiffSide {
-            file: s.index.path.to_string_lossy().into_owned(),
+            file: crate::pathstr::encode(&s.index.path),
             tip: s.id_of(tip).to_string(),
             steps,
             step_count: steps_path.len(),

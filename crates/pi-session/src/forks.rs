@@ -26,9 +26,11 @@ pub enum ForkStatus {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ForkInfo {
+    #[serde(with = "crate::pathstr::serde_path")]
     pub path: PathBuf,
     pub id: Option<String>,
     pub parent_session: Option<String>,
+    #[serde(with = "crate::pathstr::serde_opt_path")]
     pub parent_path: Option<PathBuf>,
     pub fork_point_id: Option<String>,
     /// Line of the fork point in the parent file.
@@ -239,12 +241,19 @@ fn fork_links(root: &Path, sessions: &[SessionSummary]) -> (Vec<ForkInfo>, Vec<O
             }
             match (parent_ix[i], &out[i].parent_path) {
                 (Some(j), _) => Some(sessions[j].path.clone()),
-                (None, Some(p)) if p.is_file() => Some(p.clone()),
+                // A parent not listed is read for the fork point, unless it is reached through a
+                // link in the root that leaves it (which nothing reads).
+                (None, Some(p)) if p.is_file() && !leaves_root(p, root) => Some(p.clone()),
                 _ => None,
             }
         })
         .collect();
     (out, parents)
+}
+
+/// True for a path inside `root` as written that resolves outside it (a link leaving the root).
+fn leaves_root(p: &Path, root: &Path) -> bool {
+    crate::write::lexically_inside(p, root) && crate::write::confine(p, Some(root)).is_err_and(|e| matches!(e, crate::Error::OutsideRoot { .. }))
 }
 
 /// The deepest entry on the child's active path whose id is in the parent; failing that, the

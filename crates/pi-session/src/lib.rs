@@ -27,6 +27,7 @@ pub mod lines;
 pub mod listing;
 pub mod markdown;
 pub mod pilink;
+pub mod pathstr;
 pub mod preview;
 pub mod roots;
 pub mod recent;

@@ -18,6 +18,7 @@ use crate::summary::{index_all, sizes, Indexed, SessionSummary};
 /// The `list` answer.
 #[derive(Debug, Clone, Serialize)]
 pub struct Listing {
+    #[serde(with = "crate::pathstr::serde_path")]
     pub root: PathBuf,
     pub sessions: Vec<SessionSummary>,
     /// Paths under the root that are not readable session files.
@@ -26,6 +27,7 @@ pub struct Listing {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct PathFinding {
+    #[serde(with = "crate::pathstr::serde_path")]
     pub path: PathBuf,
     #[serde(flatten)]
     pub diagnostic: Diagnostic,

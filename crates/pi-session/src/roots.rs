@@ -28,6 +28,7 @@ use crate::Error;
 #[serde(rename_all = "camelCase")]
 pub struct RootSpec {
     pub name: String,
+    #[serde(with = "crate::pathstr::serde_path")]
     pub path: PathBuf,
     #[serde(default)]
     pub read_only: bool,
@@ -107,17 +108,22 @@ impl Roots {
             .map(|(_, r)| r)
     }
 
-    /// The file resolved after symlinks, inside one of the roots, and that root.
+    /// The file resolved after symlinks, and the root holding it: as for one root
+    /// ([`write::confine`]), the path must lie inside a root both as written and resolved (the
+    /// same root: a link in one root to a file of another is not read through; that file is
+    /// read at its own path). A path outside every root as written is `outside-root` before
+    /// anything is looked up, whether it exists or not. Nested roots: the deepest wins.
     pub fn confine(&self, path: &Path) -> Result<(PathBuf, &RootSpec), Error> {
-        match self.holding(path) {
-            Some(r) => Ok((write::confine(path, Some(&r.path))?, r)),
-            None => {
-                // The error names the first root (and a missing file reads as not found).
-                let first = self.0.first().map(|r| r.path.as_path());
-                write::confine(path, first)?;
-                Err(Error::OutsideRoot { path: path.to_path_buf(), root: first.map(Path::to_path_buf).unwrap_or_default() })
+        let mut candidates: Vec<&RootSpec> = self.0.iter().filter(|r| write::lexically_inside(path, &r.path)).collect();
+        candidates.sort_by_key(|r| std::cmp::Reverse(write::lexical(&r.path).components().count()));
+        for r in candidates {
+            match write::confine(path, Some(&r.path)) {
+                Err(Error::OutsideRoot { .. }) => continue,
+                other => return other.map(|real| (real, r)),
             }
         }
+        // The error names the first root.
+        Err(Error::OutsideRoot { path: path.to_path_buf(), root: self.0.first().map(|r| r.path.clone()).unwrap_or_default() })
     }
 
     /// Write options for `path`: confined to the root holding it, refused when that root is
@@ -135,6 +141,7 @@ pub struct Divergence {
     /// First byte that differs (or where the shorter copy ends, when it ends mid-line).
     pub offset: u64,
     /// The other copies, by path.
+    #[serde(with = "crate::pathstr::serde_paths")]
     pub with: Vec<PathBuf>,
 }
 
@@ -146,7 +153,7 @@ pub struct RootedSession {
     pub summary: SessionSummary,
     pub root: String,
     /// Shorter copies of this session (byte prefixes) in other roots, not shown.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty", with = "crate::pathstr::serde_paths")]
     pub copies: Vec<PathBuf>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diverged: Option<Divergence>,
@@ -281,7 +288,28 @@ pub fn merge_with(listings: Vec<(RootSpec, Listing)>, cmp: &mut Comparisons) -> 
         }
     }
     let sessions = sessions.into_iter().zip(drop).filter(|(_, d)| !d).map(|(s, _)| s).collect();
+    let other = links_into_other_roots(&roots, other);
     MultiListing { roots, sessions, other, alias }
+}
+
+/// A link that leaves its root for another root of the view is not read through, as in one
+/// root, but its target is read: at its own path, in that root. Its finding says so.
+fn links_into_other_roots(roots: &[RootSpec], mut other: Vec<PathFinding>) -> Vec<PathFinding> {
+    if !other.iter().any(|o| o.diagnostic.kind == DiagKind::SymlinkOutsideRoot) {
+        return other;
+    }
+    let real: Vec<(&str, PathBuf)> = roots.iter().filter_map(|r| Some((r.name.as_str(), std::fs::canonicalize(&r.path).ok()?))).collect();
+    for o in other.iter_mut().filter(|o| o.diagnostic.kind == DiagKind::SymlinkOutsideRoot) {
+        let Ok(target) = std::fs::canonicalize(&o.path) else { continue };
+        if let Some((name, _)) = real.iter().find(|(_, r)| target.starts_with(r)) {
+            o.diagnostic = crate::diag::Diagnostic::new(
+                None,
+                DiagKind::Symlink,
+                format!("a symbolic link to {}, in the root {name}: read there, at its own path, not through the link", target.display()),
+            );
+        }
+    }
+    other
 }
 
 /// The session id a `parentSession` path names: pi's file name `<timestamp>_<id>.jsonl`.

@@ -117,15 +117,26 @@ pub fn scan_serial(root: &Path) -> Scan {
 fn scan_on(root: &Path, parallel: bool) -> Scan {
     let mut out = Scan::default();
     let Ok(rd) = std::fs::read_dir(root) else { return out };
+    // The root itself may be a link (`~/.pi` → `/data/pi`): links are judged against where it
+    // really is.
+    let inside = Inside::of(root);
     let mut dirs = Vec::new();
     for ent in rd.flatten() {
         let name = ent.file_name();
         let path = ent.path();
         let Ok(ft) = ent.file_type() else { continue };
         if is_jsonl(&name) {
-            consider(&path, ft.is_symlink(), &mut out);
-        } else if (ft.is_dir() && !name.to_string_lossy().starts_with('.')) || (ft.is_symlink() && path.is_dir()) {
+            consider(&path, ft.is_symlink(), &inside, &mut out);
+        } else if name.to_string_lossy().starts_with('.') {
+            continue;
+        } else if ft.is_dir() {
             dirs.push(path);
+        } else if ft.is_symlink() && path.is_dir() {
+            if let Some(f) = inside.folder_link(&path) {
+                out.findings.push((path, f));
+            } else {
+                dirs.push(path);
+            }
         }
     }
     // One folder per cwd (a big root has hundreds).
@@ -135,7 +146,7 @@ fn scan_on(root: &Path, parallel: bool) -> Scan {
             for ent in rd.flatten() {
                 if is_jsonl(&ent.file_name()) {
                     let symlink = ent.file_type().map(|t| t.is_symlink()).unwrap_or(false);
-                    consider(&ent.path(), symlink, &mut part);
+                    consider(&ent.path(), symlink, &inside, &mut part);
                 }
             }
         }
@@ -160,11 +171,70 @@ fn scan_on(root: &Path, parallel: bool) -> Scan {
     out
 }
 
-fn consider(path: &Path, symlink: bool, out: &mut Scan) {
+/// Where a root really is, to judge the symbolic links found in it (docs/damage.md, #32):
+/// a link whose target lies outside the root is not read; one to a file or folder the scan
+/// lists itself is not read twice.
+struct Inside {
+    /// The root, resolved; `None` when it cannot be (then no link is followed).
+    real: Option<PathBuf>,
+}
+
+impl Inside {
+    fn of(root: &Path) -> Inside {
+        Inside { real: std::fs::canonicalize(root).ok() }
+    }
+
+    /// True when `real` (resolved) lies inside the root.
+    fn holds(&self, real: &Path) -> bool {
+        self.real.as_deref().is_some_and(|r| real.starts_with(r))
+    }
+
+    /// True when the scan lists the file at `real` (resolved) under its own name: a `.jsonl`
+    /// file in the root or in one of its (not hidden) folders.
+    fn lists(&self, real: &Path) -> bool {
+        let Some(root) = self.real.as_deref() else { return false };
+        let (Some(name), Some(dir)) = (real.file_name(), real.parent()) else { return false };
+        is_jsonl(name) && (dir == root || (dir.parent() == Some(root) && dir.file_name().is_some_and(|d| !d.to_string_lossy().starts_with('.'))))
+    }
+
+    /// The finding that keeps a linked folder out of the scan, or `None` to read it.
+    fn folder_link(&self, link: &Path) -> Option<Diagnostic> {
+        let real = match std::fs::canonicalize(link) {
+            Ok(r) => r,
+            Err(e) => return Some(Diagnostic::new(None, DiagKind::Unreadable, format!("cannot follow the symbolic link: {e}"))),
+        };
+        let Some(root) = self.real.as_deref().filter(|r| real.starts_with(r)) else { return Some(outside_root(&real)) };
+        // The root itself, or a folder the scan reads anyway.
+        let listed = real == root || (real.parent() == Some(root) && real.file_name().is_some_and(|d| !d.to_string_lossy().starts_with('.')));
+        listed.then(|| Diagnostic::new(None, DiagKind::Symlink, format!("a symbolic link to the folder {}, which is read itself: its sessions are listed once, there", real.display())))
+    }
+}
+
+/// The finding of a link whose target lies outside the sessions root.
+fn outside_root(target: &Path) -> Diagnostic {
+    Diagnostic::new(
+        None,
+        DiagKind::SymlinkOutsideRoot,
+        format!("a symbolic link to {}: it leaves the sessions root, so it is not read; add its target as another root to read it", target.display()),
+    )
+}
+
+fn consider(path: &Path, symlink: bool, inside: &Inside, out: &mut Scan) {
+    if symlink {
+        match std::fs::canonicalize(path) {
+            Err(e) => return out.findings.push((path.to_path_buf(), Diagnostic::new(None, DiagKind::Unreadable, format!("cannot read: {e}")))),
+            Ok(real) if !inside.holds(&real) => return out.findings.push((path.to_path_buf(), outside_root(&real))),
+            Ok(real) if inside.lists(&real) => {
+                let d = Diagnostic::new(None, DiagKind::Symlink, format!("a symbolic link to {}, which is listed itself: read once, there", real.display()));
+                return out.findings.push((path.to_path_buf(), d));
+            }
+            Ok(_) => {}
+        }
+    }
     match std::fs::metadata(path) {
         Ok(m) if m.is_file() => {
             if symlink {
-                out.findings.push((path.to_path_buf(), Diagnostic::new(None, DiagKind::Symlink, "a symbolic link; read through, never written")));
+                out.findings.push((path.to_path_buf(), Diagnostic::new(None, DiagKind::Symlink, "a symbolic link inside the sessions root; read through, never written through")));
             }
             out.files.push(Found { path: path.to_path_buf(), size: m.len(), symlink, stamp: crate::session::FileStamp::of(&m) });
         }

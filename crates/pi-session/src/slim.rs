@@ -33,6 +33,7 @@ use crate::{Error, Leaf, Session};
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SlimForked {
+    #[serde(with = "crate::pathstr::serde_path")]
     pub file: PathBuf,
     pub leaf_id: String,
     /// Entry lines copied (byte for byte, or re-linked).
@@ -50,6 +51,7 @@ pub struct SlimForked {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Pruned {
+    #[serde(with = "crate::pathstr::serde_path")]
     pub file: PathBuf,
     /// Where the new file's `leaf` line points: the source's leaf when it is kept, else the
     /// first kept leaf.

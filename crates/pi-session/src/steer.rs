@@ -52,7 +52,7 @@ impl Explorer {
         let f = slim::fork_slim(&real, id, &self.write_opts(&real)?)?;
         self.invalidate_listing();
         Ok(NewFileResult {
-            file: f.file.to_string_lossy().into_owned(),
+            file: crate::pathstr::encode(&f.file),
             leaf_id: f.leaf_id,
             copied: f.copied as u32,
             bytes_before: f.bytes_before as f64,
@@ -66,7 +66,7 @@ impl Explorer {
         let p = slim::prune(&real, keep, &self.write_opts(&real)?)?;
         self.invalidate_listing();
         Ok(NewFileResult {
-            file: p.file.to_string_lossy().into_owned(),
+            file: crate::pathstr::encode(&p.file),
             leaf_id: p.leaf_id,
             copied: p.copied as u32,
             bytes_before: p.bytes_before as f64,

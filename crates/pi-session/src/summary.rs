@@ -17,6 +17,7 @@ pub type Indexed = (PathBuf, Result<SessionSummary, crate::Error>);
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionSummary {
+    #[serde(with = "crate::pathstr::serde_path")]
     pub path: PathBuf,
     pub id: Option<String>,
     pub cwd: Option<String>,

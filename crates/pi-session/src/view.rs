@@ -14,6 +14,7 @@ use crate::{Error, Session};
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TreeJson<'a> {
+    #[serde(serialize_with = "crate::pathstr::serde_path::serialize")]
     pub path: &'a std::path::Path,
     pub header: serde_json::Value,
     pub version: Option<f64>,

@@ -94,7 +94,7 @@ pub fn watch_root(root: &Path, coalesce: Duration, on_change: impl Fn(RootChange
                             let added_now: BTreeSet<PathBuf> = added.iter().filter(|p| p.exists()).cloned().collect();
                             let removed_now: BTreeSet<PathBuf> = removed.iter().filter(|p| !p.exists()).cloned().collect();
                             let changed_now: Vec<PathBuf> = changed.iter().filter(|p| !added_now.contains(*p) && p.exists()).cloned().collect();
-                            let s = |v: &mut dyn Iterator<Item = &PathBuf>| v.map(|p| p.to_string_lossy().into_owned()).collect::<Vec<_>>();
+                            let s = |v: &mut dyn Iterator<Item = &PathBuf>| v.map(|p| crate::pathstr::encode(p)).collect::<Vec<_>>();
                             let ev = RootChanged {
                                 changed: s(&mut changed_now.iter()),
                                 added: s(&mut added_now.iter()),

@@ -89,14 +89,28 @@ pub fn validate_id(id: &str) -> Result<(), Error> {
     }
 }
 
-/// The file, resolved after symlinks, checked to lie inside the root.
+/// The file, resolved after symlinks, checked to lie inside the root: first the path as
+/// written ([`lexically_inside`], before the file system is asked anything about it, so a path
+/// outside the root is `outside-root` whether or not it exists), then the path resolved (a
+/// symbolic link that leaves the root is `outside-root` too).
 pub fn confine(path: &Path, root: Option<&Path>) -> Result<PathBuf, Error> {
-    let real = std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?;
+    let outside = |root: &Path| Error::OutsideRoot { path: path.to_path_buf(), root: root.to_path_buf() };
+    if let Some(root) = root.filter(|r| !lexically_inside(path, r)) {
+        return Err(outside(root));
+    }
+    let real = match std::fs::canonicalize(path) {
+        Ok(real) => real,
+        Err(e) => match root {
+            // A missing file behind a link that leaves the root is outside too: nothing beyond
+            // the root may be probed for existence.
+            Some(r) if parent_leaves(path, r) => return Err(outside(r)),
+            _ => return Err(Error::io(path, e)),
+        },
+    };
     if let Some(root) = root {
-        let outside = || Error::OutsideRoot { path: path.to_path_buf(), root: root.to_path_buf() };
-        let real_root = std::fs::canonicalize(root).map_err(|_| outside())?;
+        let real_root = std::fs::canonicalize(root).map_err(|_| outside(root))?;
         if !real.starts_with(&real_root) {
-            return Err(outside());
+            return Err(outside(root));
         }
     }
     let meta = std::fs::metadata(&real).map_err(|e| Error::io(path, e))?;
@@ -104,6 +118,41 @@ pub fn confine(path: &Path, root: Option<&Path>) -> Result<PathBuf, Error> {
         return Err(Error::NotAFile(path.to_path_buf()));
     }
     Ok(real)
+}
+
+/// `path` made absolute (against the working folder) with `.` and `..` folded, without asking
+/// the file system (a `..` never climbs above the root of the file system).
+pub fn lexical(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut out = PathBuf::new();
+    for c in abs.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if out.parent().is_some() {
+                    out.pop();
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// True when `path`, as written ([`lexical`]), lies inside `root` as given or as resolved
+/// (the root may itself be a link: `~/.pi` → `/data/pi`). Only the root is looked up.
+pub fn lexically_inside(path: &Path, root: &Path) -> bool {
+    let p = lexical(path);
+    p.starts_with(lexical(root)) || std::fs::canonicalize(root).is_ok_and(|r| p.starts_with(r))
+}
+
+/// True when the nearest folder of `path` that exists (as the system resolves it, links and
+/// `..` included) lies outside `root`.
+fn parent_leaves(path: &Path, root: &Path) -> bool {
+    let Ok(real_root) = std::fs::canonicalize(root) else { return true };
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    abs.ancestors().skip(1).find_map(|a| std::fs::canonicalize(a).ok()).is_none_or(|a| !a.starts_with(&real_root))
 }
 
 /// `NOW`: ISO-8601 UTC with milliseconds and `Z`.

@@ -89,11 +89,20 @@ fn good_sessions_are_listed_correctly_beside_the_damage() {
         let serious: Vec<_> = s.diagnostics.iter().filter(|d| d.kind != DiagKind::HugeLine).collect();
         assert!(serious.is_empty(), "{}: {serious:?}", g.rel);
     }
-    // The symlink reads as its target.
-    let link = listing.sessions.iter().find(|s| rel(&f.root, &s.path) == "link-to-good.jsonl");
-    if let Some(link) = link {
-        assert_eq!(link.id.as_deref(), Some(fixture::GOOD[0].id));
-        assert_eq!(link.entry_count, fixture::GOOD[0].entries);
+    // A link inside the root reads as its target, once: a link to a listed session is not a
+    // second session; a link to a session the scan does not list (too deep) is one. Links that
+    // leave the root, to a file or a folder, are not read at all.
+    let listed = |r: &str| listing.sessions.iter().find(|s| rel(&f.root, &s.path) == r);
+    if cfg!(unix) {
+        assert!(listed("link-to-good.jsonl").is_none(), "read once, at good-linear.jsonl");
+        let deep = listed("link-to-deep.jsonl").expect("a link to a session not listed itself is read");
+        assert_eq!(deep.id.as_deref(), Some(fixture::GOOD[0].id));
+        assert_eq!(deep.entry_count, fixture::GOOD[0].entries);
+        assert!(listed("link-outside.jsonl").is_none());
+        assert!(!listing.sessions.iter().any(|s| rel(&f.root, &s.path).starts_with("--linked-outside--")), "nothing of the linked folder outside the root");
+        let outside = |r: &str| listing.other.iter().find(|o| rel(&f.root, &o.path) == r).map(|o| o.diagnostic.message.clone()).unwrap_or_default();
+        assert!(outside("link-outside.jsonl").contains("not read; add its target as another root to read it"), "{}", outside("link-outside.jsonl"));
+        assert!(outside("--linked-outside--").contains("leaves the sessions root"));
     }
 }
 

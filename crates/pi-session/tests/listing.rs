@@ -146,6 +146,48 @@ fn an_unwatched_listing_is_read_again_each_time() {
     assert_eq!(ex.list_sessions(None).sessions.len(), 4);
 }
 
+/// A damaged list cache (cut short, overwritten with garbage) is read as an empty one: the
+/// listing equals one made without a cache, through the CLI's path and the app's, and a good
+/// cache is written in its place.
+#[test]
+fn a_damaged_list_cache_is_read_as_empty_and_replaced() {
+    use pi_session::cache::ListCache;
+    use pi_session::listing::{list, list_with_cache};
+    let (_tmp, root, _) = fresh_root(12);
+    let file = ListCache::file_for(&root).unwrap();
+    let summary = |l: &pi_session::listing::Listing| l.sessions.iter().map(|s| (s.path.clone(), s.id.clone(), s.entry_count, s.leaf_id.clone())).collect::<Vec<_>>();
+    let want = summary(&list(&root));
+    assert_eq!(want.len(), 12);
+    let (_, mut cache) = list_with_cache(&root);
+    cache.save_if_changed();
+    let good = fs::read(&file).unwrap();
+    let mut x = common::seed();
+    eprintln!("seed {x}");
+    let garbage: Vec<u8> = (0..good.len())
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    for (what, bad) in [("cut short", good[..good.len() / 2].to_vec()), ("garbage", garbage), ("empty", Vec::new())] {
+        fs::write(&file, &bad).unwrap();
+        let (l, mut cache) = list_with_cache(&root);
+        assert_eq!(summary(&l), want, "{what}");
+        assert!(cache.changed, "{what}: every file indexed again");
+        cache.save_if_changed();
+        let again: serde_json::Value = serde_json::from_slice(&fs::read(&file).unwrap()).unwrap_or_else(|e| panic!("{what}: a good cache written back: {e}"));
+        assert_eq!(again["files"].as_object().unwrap().len(), 12, "{what}");
+        // The app's listing over the damaged cache.
+        fs::write(&file, &bad).unwrap();
+        let ex = Explorer::new(root.clone(), "flag", true);
+        let rows = counts(&ex.list_sessions(None));
+        assert_eq!(rows, want.iter().map(|w| (w.0.to_string_lossy().into_owned(), w.2 as u32)).collect::<Vec<_>>(), "{what}");
+        assert!(serde_json::from_slice::<serde_json::Value>(&fs::read(&file).unwrap()).is_ok(), "{what}: replaced by the app too");
+    }
+}
+
 #[test]
 fn a_warm_listing_writes_no_cache_and_a_grown_file_is_read_again() {
     use pi_session::cache::ListCache;

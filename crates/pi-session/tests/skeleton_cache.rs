@@ -217,6 +217,15 @@ fn a_damaged_snapshot_is_ignored_and_replaced() {
         // Each miss wrote a good snapshot again.
         assert_eq!(std::fs::read(&snap).unwrap(), good);
     }
+    // Garbage of the same length, and garbage behind a good head.
+    let noise: Vec<u8> = (0..good.len()).map(|_| rng.below(256) as u8).collect();
+    for bad in [noise.clone(), [&good[..28], &noise[28..]].concat()] {
+        std::fs::write(&snap, &bad).unwrap();
+        let (ix, used) = open(&path, cache.path());
+        assert_eq!(used, CacheUse::Miss);
+        assert_eq!(observable(&ix), full);
+        assert_eq!(std::fs::read(&snap).unwrap(), good, "replaced by a good snapshot");
+    }
 }
 
 #[test]

@@ -54,6 +54,9 @@ pub enum ErrorCode {
     Index,
     /// No cache or data folder could be found for the search index or the tags.
     NoFolder,
+    /// The database of tags, pins and archive marks is damaged: left as it is until the user
+    /// sets it aside (the message names the file).
+    OrganiserDamaged,
     Invalid,
     /// A failure outside the core (a transport, a crash): anything that did not come as
     /// `{code, message}`.
@@ -79,6 +82,7 @@ impl ErrorCode {
             ErrorCode::PiLink => "pi-link",
             ErrorCode::Index => "index",
             ErrorCode::NoFolder => "no-folder",
+            ErrorCode::OrganiserDamaged => "organiser-damaged",
             ErrorCode::Invalid => "invalid",
             ErrorCode::Internal => "internal",
         }
@@ -218,6 +222,7 @@ mod tests {
             ErrorCode::PiLink,
             ErrorCode::Index,
             ErrorCode::NoFolder,
+            ErrorCode::OrganiserDamaged,
             ErrorCode::Invalid,
             ErrorCode::Internal,
         ];

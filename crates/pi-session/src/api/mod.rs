@@ -28,6 +28,7 @@ pub use codes::{ApiError, ErrorCode, HitField, MessageRole, View};
 pub struct AppInfo {
     /// The sessions root in use.
     #[cfg_attr(feature = "ts", ts(type = "string"))]
+    #[serde(with = "crate::pathstr::serde_path")]
     pub root: PathBuf,
     /// `flag`, `env-session-dir`, `env-agent-dir`, `default` or `demo`.
     pub root_source: String,
@@ -35,6 +36,7 @@ pub struct AppInfo {
     pub demo: bool,
     /// The root the app would have used (shown when the demo is open).
     #[cfg_attr(feature = "ts", ts(type = "string | null"))]
+    #[serde(with = "crate::pathstr::serde_opt_path")]
     pub wanted_root: Option<PathBuf>,
     /// No write path is reachable.
     pub read_only: bool,

@@ -165,6 +165,6 @@ impl Explorer {
         }
         let plan = ContextPlan::build(&s.index, &s.tree, node.map(Leaf::Entry).unwrap_or(Leaf::Null));
         let edited = crate::edits::edited_entries(&s, &plan, &mut reader)?;
-        Ok(AuditView { path: s.index.path.to_string_lossy().into_owned(), leaf_id: leaf.map(str::to_string), compactions, edited })
+        Ok(AuditView { path: crate::pathstr::encode(&s.index.path), leaf_id: leaf.map(str::to_string), compactions, edited })
     }
 }

@@ -35,7 +35,7 @@ impl Explorer {
             None => None,
         };
         Ok(ContextView {
-            path: s.index.path.to_string_lossy().into_owned(),
+            path: crate::pathstr::encode(&s.index.path),
             leaf_id: leaf.map(str::to_string),
             model: plan.model.clone(),
             thinking_level: plan.thinking_level.clone(),

@@ -28,7 +28,7 @@ impl Explorer {
         let plan = ContextPlan::build(&s.index, &s.tree, Leaf::Entry(i));
         let on_path: std::collections::HashSet<u32> = s.tree.active_path().into_iter().collect();
         Ok(EntryDetail {
-            path: s.index.path.to_string_lossy().into_owned(),
+            path: crate::pathstr::encode(&s.index.path),
             id: id.to_string(),
             parent_id: e.parent.id().map(|p| p.to_string()),
             line: e.line,

@@ -64,9 +64,9 @@ impl Explorer {
         let (keep, limited) = most_recent(&l.sessions, &snap.forks, limit);
         let sessions: Vec<SessionRow> = keep.iter().map(|&i| session_row(&l.sessions[i], &snap.forks[i])).collect();
         SessionList {
-            root: self.root.to_string_lossy().into_owned(),
+            root: crate::pathstr::encode(&self.root),
             sessions,
-            other: l.other.iter().map(|o| PathNote { path: o.path.to_string_lossy().into_owned(), diagnostic: o.diagnostic.clone() }).collect(),
+            other: l.other.iter().map(|o| PathNote { path: crate::pathstr::encode(&o.path), diagnostic: o.diagnostic.clone() }).collect(),
             indexed: snap.indexed as u32,
             total: snap.total as u32,
             limited,
@@ -93,14 +93,14 @@ impl Explorer {
 /// A session of the fork graph, with its link to its parent (`root`: in a view of several).
 pub(super) fn fork_node(s: &SessionSummary, f: &crate::forks::ForkInfo, root: Option<String>) -> ForkNode {
     ForkNode {
-        path: s.path.to_string_lossy().into_owned(),
+        path: crate::pathstr::encode(&s.path),
         id: s.id.clone(),
         title: title_of(s),
         cwd: s.cwd.clone(),
         created: s.timestamp.clone(),
         modified: s.modified,
         entry_count: s.entry_count as u32,
-        parent_path: f.parent_path.as_ref().map(|p| p.to_string_lossy().into_owned()),
+        parent_path: f.parent_path.as_ref().map(|p| crate::pathstr::encode(p)),
         fork_point_id: f.fork_point_id.clone(),
         fork_point_line: f.fork_point_line,
         fork_point_preview: f.fork_point_preview.clone(),
@@ -142,7 +142,7 @@ pub fn title_of(s: &SessionSummary) -> String {
 pub(super) fn session_row(s: &SessionSummary, f: &crate::forks::ForkInfo) -> SessionRow {
     let count = |sev| s.diagnostics.iter().filter(|d| d.severity == sev).count() as u32;
     SessionRow {
-        path: s.path.to_string_lossy().into_owned(),
+        path: crate::pathstr::encode(&s.path),
         id: s.id.clone(),
         cwd: s.cwd.clone(),
         title: title_of(s),
@@ -156,7 +156,7 @@ pub(super) fn session_row(s: &SessionSummary, f: &crate::forks::ForkInfo) -> Ses
         cost: s.cost,
         size: s.size as f64,
         leaf_id: s.leaf_id.clone(),
-        parent_path: f.parent_path.as_ref().map(|p| p.to_string_lossy().into_owned()),
+        parent_path: f.parent_path.as_ref().map(|p| crate::pathstr::encode(p)),
         fork_point_id: f.fork_point_id.clone(),
         fork_status: f.status,
         read_only: s.read_only.as_ref().map(|r| serde_json::to_value(r).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()),

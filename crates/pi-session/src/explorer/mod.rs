@@ -157,12 +157,13 @@ impl Explorer {
         Ok(WriteOptions { root: Some(self.root.clone()), read_only: self.is_read_only(), ..Default::default() })
     }
 
-    /// Resolves a path argument: after symlinks it must lie inside the root (one of the roots).
+    /// Resolves a path argument (a string as the listing gave it, [`crate::pathstr`]): it must
+    /// lie inside the root (one of the roots), as written and after symlinks.
     pub fn resolve(&self, path: &str) -> Result<PathBuf, Error> {
         if self.is_multi() {
             return self.resolve_multi(path);
         }
-        write::confine(Path::new(path), Some(&self.root))
+        write::confine(&crate::pathstr::decode(path), Some(&self.root))
     }
 
     /// The session at `path`, refreshed from disk if the file changed.

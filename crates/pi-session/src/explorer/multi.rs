@@ -41,7 +41,7 @@ impl Explorer {
 
     pub(super) fn root_infos(&self) -> Option<Vec<RootInfo>> {
         let all = self.roots.read().unwrap();
-        (all.len() > 1).then(|| all.iter().map(|(s, _)| RootInfo { name: s.name.clone(), path: s.path.to_string_lossy().into_owned(), read_only: s.read_only }).collect())
+        (all.len() > 1).then(|| all.iter().map(|(s, _)| RootInfo { name: s.name.clone(), path: crate::pathstr::encode(&s.path), read_only: s.read_only }).collect())
     }
 
     /// Adds a root (a folder that exists; its name made unique). Returns the roots.
@@ -90,7 +90,7 @@ impl Explorer {
     }
 
     pub(super) fn resolve_multi(&self, path: &str) -> Result<PathBuf, Error> {
-        Ok(self.roots().confine(Path::new(path))?.0)
+        Ok(self.roots().confine(&crate::pathstr::decode(path))?.0)
     }
 
     pub(super) fn write_opts_multi(&self, real: &Path) -> Result<WriteOptions, Error> {
@@ -143,9 +143,9 @@ impl Explorer {
             })
             .collect();
         SessionList {
-            root: self.root.to_string_lossy().into_owned(),
+            root: crate::pathstr::encode(&self.root),
             sessions,
-            other: m.other.iter().map(|o| PathNote { path: o.path.to_string_lossy().into_owned(), diagnostic: o.diagnostic.clone() }).collect(),
+            other: m.other.iter().map(|o| PathNote { path: crate::pathstr::encode(&o.path), diagnostic: o.diagnostic.clone() }).collect(),
             indexed: indexed as u32,
             total: total as u32,
             limited,

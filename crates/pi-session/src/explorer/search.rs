@@ -139,7 +139,7 @@ fn search_file(sum: &SessionSummary, needle: &str, limit: usize) -> Vec<SearchHi
     let title = title_of(sum);
     if let Some(n) = &sum.name {
         if let Some(h) = snippet(n, needle) {
-            hits.push(SearchHit { path: sum.path.to_string_lossy().into_owned(), session_title: title.clone(), id: None, line: 1, field: HitField::Name, role: None, snippet: h.0, match_start: h.1, match_len: h.2 });
+            hits.push(SearchHit { path: crate::pathstr::encode(&sum.path), session_title: title.clone(), id: None, line: 1, field: HitField::Name, role: None, snippet: h.0, match_start: h.1, match_len: h.2 });
         }
     }
     let Ok(s) = Session::open(&sum.path) else { return hits };
@@ -147,7 +147,7 @@ fn search_file(sum: &SessionSummary, needle: &str, limit: usize) -> Vec<SearchHi
     for (tid, l) in &s.tree.labels {
         if let Some(h) = snippet(&l.text, needle) {
             hits.push(SearchHit {
-                path: sum.path.to_string_lossy().into_owned(),
+                path: crate::pathstr::encode(&sum.path),
                 session_title: title.clone(),
                 id: Some(tid.to_string()),
                 line: s.index.entry(tid).map(|e| e.line).unwrap_or(l.line),
@@ -173,7 +173,7 @@ fn search_file(sum: &SessionSummary, needle: &str, limit: usize) -> Vec<SearchHi
         let text = searchable_text(e, &String::from_utf8_lossy(line));
         if let Some(h) = snippet(&text, needle) {
             hits.push(SearchHit {
-                path: sum.path.to_string_lossy().into_owned(),
+                path: crate::pathstr::encode(&sum.path),
                 session_title: title.clone(),
                 id: Some(e.id_str().to_string()),
                 line: e.line,

@@ -51,7 +51,7 @@ impl Explorer {
             });
         }
         Ok(TranscriptPage {
-            path: s.index.path.to_string_lossy().into_owned(),
+            path: crate::pathstr::encode(&s.index.path),
             leaf_id: match view_leaf {
                 Some(id) => Some(id.to_string()),
                 None => s.leaf_id().map(str::to_string),

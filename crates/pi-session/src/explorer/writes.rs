@@ -57,7 +57,7 @@ impl Explorer {
         };
         let f = write::fork(&real, target.as_deref(), &self.write_opts(&real)?)?;
         self.root_changed();
-        Ok(ForkResult { file: f.file.to_string_lossy().into_owned(), leaf_id: f.leaf_id })
+        Ok(ForkResult { file: crate::pathstr::encode(&f.file), leaf_id: f.leaf_id })
     }
 }
 
@@ -65,5 +65,5 @@ fn write_result(a: write::Appended, live: bool) -> WriteResult {
     let warning = a.warning.or_else(|| {
         live.then(|| "another process is appending to this session right now; pi's next message continues from pi's own in-memory leaf".to_string())
     });
-    WriteResult { file: a.file.to_string_lossy().into_owned(), line: a.line, warning }
+    WriteResult { file: crate::pathstr::encode(&a.file), line: a.line, warning }
 }

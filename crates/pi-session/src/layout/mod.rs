@@ -265,7 +265,7 @@ impl Layout {
     pub fn meta(&self, sessions: &[&Session]) -> TreeMeta {
         let s = sessions[0];
         TreeMeta {
-            path: s.index.path.to_string_lossy().into_owned(),
+            path: crate::pathstr::encode(&s.index.path),
             title: title(s),
             total_rows: self.len(),
             lanes: self.lanes,
@@ -279,9 +279,9 @@ impl Layout {
             live: false,
             diagnostics: s.diagnostics(),
             sessions: match &self.fork_points {
-                None => vec![s.index.path.to_string_lossy().into_owned()],
+                None => vec![crate::pathstr::encode(&s.index.path)],
                 Some(points) => {
-                    (0..=points.len()).filter_map(|k| sessions.get(k)).map(|x| x.index.path.to_string_lossy().into_owned()).collect()
+                    (0..=points.len()).filter_map(|k| sessions.get(k)).map(|x| crate::pathstr::encode(&x.index.path)).collect()
                 }
             },
         }

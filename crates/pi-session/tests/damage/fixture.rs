@@ -81,6 +81,7 @@ pub const SEVERITY: &[(&str, &str)] = &[
     ("not-a-file", "warning"),
     ("not-a-session", "warning"),
     ("symlink", "info"),
+    ("symlink-outside-root", "warning"),
     ("unreadable", "error"),
 ];
 
@@ -233,6 +234,19 @@ pub fn build(tmp: &Path, committed: &Path) -> Folder {
         cases.push(("dangling-link.jsonl".into(), vec!["unreadable"]));
         symlink(root.join("link-loop.jsonl"), root.join("link-loop.jsonl")).unwrap();
         cases.push(("link-loop.jsonl".into(), vec!["unreadable"]));
+        // Links that leave the root (to a session file, to a folder of sessions): nothing
+        // reads them. A link to a session inside the root that the scan does not list itself
+        // (one folder too deep) is read at the link's path.
+        let outside = root.parent().unwrap().join("outside");
+        fs::create_dir_all(outside.join("--home-eve--")).unwrap();
+        fs::copy(root.join("good-linear.jsonl"), outside.join("secret.jsonl")).unwrap();
+        fs::copy(root.join("good-linear.jsonl"), outside.join("--home-eve--/secret.jsonl")).unwrap();
+        symlink(outside.join("secret.jsonl"), root.join("link-outside.jsonl")).unwrap();
+        cases.push(("link-outside.jsonl".into(), vec!["symlink-outside-root"]));
+        symlink(outside.join("--home-eve--"), root.join("--linked-outside--")).unwrap();
+        cases.push(("--linked-outside--".into(), vec!["symlink-outside-root"]));
+        symlink(root.join("--home-alice-proj--/deeper/too-deep.jsonl"), root.join("link-to-deep.jsonl")).unwrap();
+        cases.push(("link-to-deep.jsonl".into(), vec!["symlink"]));
 
         // A named pipe: opening it would block forever; it must never be opened.
         let fifo = root.join("pipe.jsonl");

@@ -7,6 +7,7 @@ import type { TagCount } from "../../lib/bindings/TagCount";
 import type { SessionRow } from "../../lib/bindings/SessionRow";
 import type { MarkFilter } from "../../lib/bindings/MarkFilter";
 import type { MarkSelection } from "../../lib/bindings/MarkSelection";
+import { ApiError } from "../../lib/backend";
 
 export class MarksState {
   byId = $state.raw<Record<string, Marks>>({});
@@ -16,8 +17,18 @@ export class MarksState {
   /** Sessions must carry every one of these tags. */
   tagFilter = $state<string[]>([]);
   error = $state<string | null>(null);
+  /** The backend's message when its database of marks is damaged (`organiser-damaged`): it is
+   *  left as it is until the user sets it aside. */
+  damaged = $state<string | null>(null);
 
   constructor(private app: AppState) {}
+
+  /** Notes an error; a damaged database raises the banner instead of a toast. */
+  private failed(e: unknown): string {
+    const err = ApiError.from(e);
+    if (err.code === "organiser-damaged") this.damaged = err.message;
+    return err.message;
+  }
 
   async load() {
     try {
@@ -25,8 +36,22 @@ export class MarksState {
       this.byId = m;
       this.tags = t;
       this.error = null;
+      this.damaged = null;
     } catch (e) {
-      this.error = e instanceof Error ? e.message : String(e);
+      this.error = this.failed(e);
+    }
+  }
+
+  /** Sets the damaged database aside (renamed beside itself, never deleted) and starts anew. */
+  async setAside() {
+    try {
+      const a = await this.app.backend.setAsideOrganiser();
+      this.damaged = null;
+      this.app.toasts.show("info", `The damaged file is kept as ${a.movedTo}. Tags, pins and archive marks start anew.`);
+      await this.load();
+      await this.reselect();
+    } catch (e) {
+      this.app.toasts.show("error", this.failed(e));
     }
   }
 
@@ -52,7 +77,7 @@ export class MarksState {
       const s = await this.app.backend.selectSessions(this.filter());
       if (n === this.asked) this.selection = s;
     } catch (e) {
-      this.error = e instanceof Error ? e.message : String(e);
+      this.error = this.failed(e);
     }
   }
 
@@ -73,7 +98,8 @@ export class MarksState {
       await p;
       await this.load();
     } catch (e) {
-      this.app.toasts.show("error", e instanceof Error ? e.message : String(e));
+      const message = this.failed(e);
+      if (!this.damaged) this.app.toasts.show("error", message);
     }
   }
   addTag(id: string, tag: string) {

@@ -28,6 +28,7 @@ import type { SearchIndexStatus } from "../bindings/SearchIndexStatus";
 import type { SearchIndexProgress } from "../bindings/SearchIndexProgress";
 import type { Dashboard } from "../bindings/Dashboard";
 import type { DashboardQuery } from "../bindings/DashboardQuery";
+import type { SetAside } from "../bindings/SetAside";
 import type { Marks } from "../bindings/Marks";
 import type { TagCount } from "../bindings/TagCount";
 import type { ExportResult } from "../bindings/ExportResult";
@@ -173,6 +174,9 @@ export abstract class CommandBackend implements Backend {
   }
   recentMoves() {
     return this.call<MoveBatch[]>("recent_moves", {});
+  }
+  setAsideOrganiser() {
+    return this.call<SetAside>("set_aside_organiser", {});
   }
   slimPreview(path: string, id: string) {
     return this.call<SlimPreview>("slim_preview", { path, id });

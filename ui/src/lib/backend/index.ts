@@ -41,6 +41,7 @@ import type { DashboardQuery } from "../bindings/DashboardQuery";
 import type { Marks } from "../bindings/Marks";
 import type { TagCount } from "../bindings/TagCount";
 import type { ExportResult } from "../bindings/ExportResult";
+import type { SetAside } from "../bindings/SetAside";
 
 export type Unsubscribe = () => void;
 
@@ -110,6 +111,9 @@ export interface Backend {
   recentMoves(): Promise<MoveBatch[]>;
   /** Which sessions the list's filters keep (the rule lives in the backend). */
   selectSessions(filter: MarkFilter): Promise<MarkSelection>;
+  /** After `organiser-damaged`: sets the damaged database aside (kept, renamed) and starts a
+   *  new one. The window only. */
+  setAsideOrganiser(): Promise<SetAside>;
   /** `search-index-progress`: while the search index builds or updates. */
   onSearchIndexProgress(cb: (e: SearchIndexProgress) => void): Unsubscribe;
 
