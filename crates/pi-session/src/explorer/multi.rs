@@ -100,7 +100,7 @@ impl Explorer {
     /// The file confined (once) to the root holding it, and the options its writes go by.
     pub(super) fn write_target_multi(&self, path: &str) -> Result<(PathBuf, WriteOptions), Error> {
         let roots = self.roots();
-        let (real, r) = roots.confine(Path::new(path))?;
+        let (real, r) = roots.confine(&crate::pathstr::decode(path))?;
         Ok((real, WriteOptions { root: Some(r.path.clone()), read_only: self.is_read_only() || r.read_only, ..Default::default() }))
     }
 

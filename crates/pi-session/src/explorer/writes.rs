@@ -30,7 +30,7 @@ impl Explorer {
         if self.is_multi() {
             return self.write_target_multi(path);
         }
-        let real = write::confine(Path::new(path), Some(&self.root))?;
+        let real = write::confine(&crate::pathstr::decode(path), Some(&self.root))?;
         Ok((real, WriteOptions { root: Some(self.root.clone()), read_only: self.is_read_only(), ..Default::default() }))
     }
 
