@@ -158,7 +158,7 @@ pub(crate) fn file_rows(path: &Path, from: u64, ctx: &FileCtx<'_>) -> Result<Fil
     let sum = SessionSummary::of(&session, size);
     let ix = &session.index;
     let seq = ctx.seq as i64;
-    let created = sum.timestamp.as_deref().and_then(pi_session::json::parse_iso_ms).and_then(ms);
+    let created = sum.timestamp.as_deref().and_then(pi_session_format::js::parse_iso_ms).and_then(ms);
     let session_month = month_of(created).or_else(|| month_of(sum.modified.and_then(ms))).unwrap_or_else(|| "unknown".into());
     let path_str = path.to_string_lossy().into_owned();
     let session_row = vec![

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use pi_session::diag::Severity;
+use pi_session_format::diag::Severity;
 use pi_session::forks::{fork_graph_cached, ForkStatus};
 use pi_session::scan::{resolve_root, root_of_file};
 use pi_session::listing::{list, list_with_cache};

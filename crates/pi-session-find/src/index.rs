@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use pi_session::entry::{Detail, Kind};
+use pi_session_format::entry::{Detail, Kind};
 use pi_session::explorer::searchable_text;
 use pi_session::pathstr::encode;
 use pi_session::summary::SessionSummary;
@@ -197,7 +197,7 @@ struct FileRows {
     path: PathBuf,
     /// `Some(file id)` for an append to an indexed file.
     append_to: Option<i64>,
-    stamp: pi_session::session::FileStamp,
+    stamp: pi_session_format::FileStamp,
     indexed_bytes: u64,
     indexed_lines: u64,
     tail_hash: i64,
@@ -286,7 +286,7 @@ enum Plan {
 fn index_file(path: &Path, plan: &Plan) -> Result<FileRows, Error> {
     let bytes = std::fs::read(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
     let meta = std::fs::metadata(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
-    let stamp = pi_session::session::FileStamp::of(&meta);
+    let stamp = pi_session_format::FileStamp::of(&meta);
     // Complete lines only.
     let end = bytes.iter().rposition(|&b| b == b'\n').map(|p| p + 1).unwrap_or(0);
     let hash = tail_hash(&bytes, end);

@@ -147,7 +147,7 @@ fn part_of(sum: &SessionSummary, bucket: BucketSize) -> Option<Part> {
             u.abandoned_cost += us.cost;
         }
         let t = match &e.detail {
-            crate::entry::Detail::Message { msg_ts: Some(t), .. } if !t.is_nan() => *t,
+            pi_session_format::entry::Detail::Message { msg_ts: Some(t), .. } if !t.is_nan() => *t,
             _ if !e.ts.is_nan() => e.ts,
             _ => fallback,
         };

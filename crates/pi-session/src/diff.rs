@@ -17,9 +17,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde_json::Value;
+use pi_session_format::entry::{Detail, Kind, Role, Usage};
 
 use crate::context::BodyReader;
-use crate::entry::{Detail, Kind, Role, Usage};
 use crate::{Error, Leaf, ModelRef, Session};
 
 /// At most this many steps per side are listed (files, tokens and cost cover all of them).
@@ -174,7 +174,7 @@ fn header_parent(path: &Path) -> Option<String> {
     let f = std::fs::File::open(path).ok()?;
     let mut line = String::new();
     BufReader::new(f.take(1 << 20)).read_line(&mut line).ok()?;
-    let v: Value = serde_json::from_str(line.trim_matches(crate::json::is_js_space)).ok()?;
+    let v: Value = serde_json::from_str(line.trim_matches(pi_session_format::js::is_js_space)).ok()?;
     (v.get("type")?.as_str()? == "session").then_some(())?;
     v.get("parentSession")?.as_str().map(str::to_string)
 }

@@ -3,10 +3,10 @@
 //! compaction are audited, see [`crate::api::HiddenEntry`]).
 
 use serde_json::Value;
+use pi_session_format::entry::Kind;
 
 use crate::api::EditedEntry;
 use crate::context::{message_for_item, BodyReader, ContextPlan, Item, ItemKind};
-use crate::entry::Kind;
 use crate::preview::{estimate_tokens, line_value, message_preview, preview, MAX};
 use crate::view::{content_text, fold};
 use crate::{Error, Session};

@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
+use pi_session_format::diag::{DiagKind, Diagnostic};
 
-use crate::diag::{DiagKind, Diagnostic};
 use crate::summary::SessionSummary;
 use crate::Session;
 

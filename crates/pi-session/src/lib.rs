@@ -12,18 +12,12 @@ pub mod api;
 pub mod cache;
 pub mod context;
 pub mod dashboard;
-pub mod diag;
 pub mod edits;
 pub mod diff;
-pub mod entry;
 pub mod explorer;
 pub mod export;
 pub mod forks;
-pub mod header;
-pub mod json;
-pub mod jssort;
 pub mod layout;
-pub mod lines;
 pub mod listing;
 pub mod markdown;
 pub mod pilink;
@@ -33,7 +27,6 @@ pub mod roots;
 pub mod recent;
 pub mod scan;
 pub mod session;
-pub mod skeleton;
 pub mod slim;
 pub mod steer;
 pub mod summary;
@@ -43,13 +36,12 @@ pub mod view;
 pub mod watch;
 pub mod write;
 
-pub use context::{ContextPlan, Item, ItemKind, ModelRef};
-pub use diag::{DiagKind, Diagnostic, Severity};
-pub use entry::{Detail, Entry, Id, Kind, Parent, Role};
-pub use session::{Header, ReadOnlyReason, Refresh, SessionIndex};
-pub use tree::{Leaf, Tree};
-
 use std::path::{Path, PathBuf};
+
+pub use context::{ContextPlan, Item, ItemKind, ModelRef};
+pub use pi_session_format::{Detail, DiagKind, Diagnostic, Entry, FileStamp, Header, Id, Kind, Parent, ReadOnlyReason, Role, Severity};
+pub use session::{Refresh, SessionIndex};
+pub use tree::{Leaf, Tree};
 
 /// Errors of the core. Each has a stable `code` that the UI and the CLI branch on.
 #[derive(Debug, thiserror::Error)]
@@ -160,7 +152,7 @@ impl Session {
 
     /// Takes in lines we appended, from memory ([`SessionIndex::take_own`]); `None` when they
     /// do not follow what was read.
-    pub fn take_own(&mut self, at: u64, bytes: &[u8], stamp: header::FileStamp) -> Option<Refresh> {
+    pub fn take_own(&mut self, at: u64, bytes: &[u8], stamp: FileStamp) -> Option<Refresh> {
         let mut taken = None;
         self.refreshed(|ix| {
             taken = ix.take_own(at, bytes, stamp);

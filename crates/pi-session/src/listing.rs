@@ -9,9 +9,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
+use pi_session_format::diag::{DiagKind, Diagnostic};
 
 use crate::cache::ListCache;
-use crate::diag::{DiagKind, Diagnostic};
 use crate::scan::{scan, Found, Scan};
 use crate::summary::{index_all, sizes, Indexed, SessionSummary};
 

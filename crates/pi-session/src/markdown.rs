@@ -7,8 +7,8 @@
 //! spans) stays as written, which a renderer shows literally.
 
 use serde_json::Value;
+use pi_session_format::entry::{Entry, Kind};
 
-use crate::entry::{Entry, Kind};
 use crate::view::content_text;
 
 /// The lines of `s` as a Markdown renderer sees them: `\r\n`, `\r` and `\n` all end a line.

@@ -1,9 +1,9 @@
 //! One-line plain-text previews of entries, for tree rows, hidden-entry lists and search.
 
 use serde_json::Value;
+use pi_session_format::entry::{Detail, Entry, Kind};
+use pi_session_format::json;
 
-use crate::entry::{Detail, Entry, Kind};
-use crate::json;
 use crate::view::{content_text, fold};
 
 /// A short plain-text view of an entry.

@@ -14,8 +14,8 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use pi_session_format::diag::DiagKind;
 
-use crate::diag::DiagKind;
 use crate::forks::{ForkInfo, ForkStatus};
 use crate::listing::{Listing, PathFinding};
 use crate::session::FileStamp;
@@ -302,7 +302,7 @@ fn links_into_other_roots(roots: &[RootSpec], mut other: Vec<PathFinding>) -> Ve
     for o in other.iter_mut().filter(|o| o.diagnostic.kind == DiagKind::SymlinkOutsideRoot) {
         let Ok(target) = std::fs::canonicalize(&o.path) else { continue };
         if let Some((name, _)) = real.iter().find(|(_, r)| target.starts_with(r)) {
-            o.diagnostic = crate::diag::Diagnostic::new(
+            o.diagnostic = pi_session_format::diag::Diagnostic::new(
                 None,
                 DiagKind::Symlink,
                 format!("a symbolic link to {}, in the root {name}: read there, at its own path, not through the link", target.display()),

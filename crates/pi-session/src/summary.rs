@@ -4,10 +4,10 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use pi_session_format::diag::{DiagKind, Diagnostic, Severity};
+use pi_session_format::entry::{Detail, Role};
 
 use crate::context::BodyReader;
-use crate::diag::{DiagKind, Diagnostic, Severity};
-use crate::entry::{Detail, Role};
 use crate::{ReadOnlyReason, Session};
 
 /// A file and its summary (or why it could not be read).
@@ -78,7 +78,7 @@ impl SessionSummary {
                 }
             }
         }
-        let header_ts = h.and_then(|h| h.timestamp.as_deref()).and_then(crate::json::parse_iso_ms);
+        let header_ts = h.and_then(|h| h.timestamp.as_deref()).and_then(pi_session_format::js::parse_iso_ms);
         let mtime = (ix.stamp.mtime_ns > 0).then_some((ix.stamp.mtime_ns / 1_000_000) as f64);
         // pi's list: the text of the first user message that has any (text blocks joined by a
         // space), as written.
@@ -157,8 +157,8 @@ impl SessionSummary {
 /// The usage an entry adds to a session's tokens and cost (one rule for the list, the
 /// dashboard and anything else that sums usage).
 /// It is pi 1.6.0's `getSessionStats` rule ([`crate::Entry::billed_usage`]); add up
-/// [`crate::entry::Usage::tokens`], not `total_tokens`.
-pub fn counted_usage(e: &crate::Entry) -> Option<&crate::entry::Usage> {
+/// [`pi_session_format::entry::Usage::tokens`], not `total_tokens`.
+pub fn counted_usage(e: &crate::Entry) -> Option<&pi_session_format::entry::Usage> {
     e.billed_usage()
 }
 

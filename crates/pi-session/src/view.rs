@@ -3,9 +3,9 @@
 
 use serde::Serialize;
 use serde_json::value::RawValue;
+use pi_session_format::diag::Diagnostic;
 
 use crate::context::ModelRef;
-use crate::diag::Diagnostic;
 use crate::tree::Leaf;
 use crate::{Error, Session};
 
@@ -191,8 +191,8 @@ pub fn user_text_of_line(line: &str) -> Option<String> {
 /// The first `max` characters of the text of a message line's content, whitespace folded.
 pub fn first_text_of_line(line: &str, max: usize) -> String {
     let fixed;
-    let text = if crate::json::has_lone_surrogate(line) {
-        fixed = crate::json::replace_lone_surrogates(line);
+    let text = if pi_session_format::json::has_lone_surrogate(line) {
+        fixed = pi_session_format::json::replace_lone_surrogates(line);
         &fixed
     } else {
         line

@@ -170,7 +170,7 @@ fn the_audit_lists_every_compaction_on_the_path_with_what_each_hid() {
     }
     // Together they hide exactly what the context at the leaf leaves out (compactions aside).
     let plan = s.context(s.tree.leaf);
-    let mut want: Vec<String> = plan.hidden.iter().filter(|&&i| s.index.entries[i as usize].kind != pi_session::entry::Kind::Compaction).map(|&i| s.id_of(i).to_string()).collect();
+    let mut want: Vec<String> = plan.hidden.iter().filter(|&&i| s.index.entries[i as usize].kind != pi_session_format::entry::Kind::Compaction).map(|&i| s.id_of(i).to_string()).collect();
     let mut got: Vec<String> = seen.into_iter().collect();
     want.sort();
     got.sort();

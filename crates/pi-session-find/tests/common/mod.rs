@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use pi_session::entry::Kind;
+use pi_session_format::entry::Kind;
 use pi_session::explorer::searchable_text;
 use pi_session::preview::line_value;
 use pi_session::Session;

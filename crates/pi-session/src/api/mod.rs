@@ -8,14 +8,12 @@
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
-
 #[cfg(feature = "ts")]
 use ts_rs::TS;
+use pi_session_format::diag::Diagnostic;
+use pi_session_format::entry::Usage;
 
 use crate::context::ModelRef;
-use crate::diag::Diagnostic;
-use crate::entry::Usage;
-
 pub use crate::forks::ForkStatus;
 
 mod codes;
@@ -239,7 +237,7 @@ pub struct TreeRow {
     pub cost: Option<f64>,
     pub fold: Option<Fold>,
     /// Worst diagnostic on this line.
-    pub diagnostic: Option<crate::diag::Severity>,
+    pub diagnostic: Option<pi_session_format::diag::Severity>,
     /// Index into `TreeMeta.sessions` (unified view); 0 otherwise.
     pub session: u32,
     // --- graph ---

@@ -12,14 +12,13 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-
 #[cfg(feature = "ts")]
 use ts_rs::TS;
+use pi_session_format::entry::{Detail, Kind};
 
 use super::Explorer;
 use crate::api::EditedEntry;
 use crate::context::{BodyReader, ContextPlan};
-use crate::entry::{Detail, Kind};
 use crate::preview::{estimate_tokens, line_value, preview};
 use crate::tree::Leaf;
 use crate::Error;

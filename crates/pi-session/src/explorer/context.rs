@@ -3,11 +3,11 @@
 use std::collections::HashMap;
 
 use serde_json::Value;
+use pi_session_format::entry::{Detail, Kind, Role};
 
 use super::{Explorer, CONTEXT_PAGE};
 use crate::api::*;
 use crate::context::{BodyReader, ContextPlan, ItemKind};
-use crate::entry::{Detail, Kind, Role};
 use crate::preview::{estimate_tokens, line_value, preview};
 use crate::tree::Leaf;
 use crate::{Error, Session};

@@ -5,9 +5,10 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use pi_session_format::diag::Severity;
+
 use super::{Explorer, ProgressSink, Snapshot};
 use crate::api::*;
-use crate::diag::Severity;
 use crate::summary::SessionSummary;
 
 impl Explorer {

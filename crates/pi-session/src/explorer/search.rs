@@ -1,10 +1,10 @@
 //! Search: within one session (ids of matching entries) and across all sessions (snippets).
 
 use serde_json::Value;
+use pi_session_format::entry::Kind;
 
 use super::{title_of, Explorer};
 use crate::api::*;
-use crate::entry::Kind;
 use crate::preview::line_value;
 use crate::summary::SessionSummary;
 use crate::{Error, Session};

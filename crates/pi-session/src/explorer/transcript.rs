@@ -1,9 +1,10 @@
 //! The transcript: the active path as a page of messages, sibling steps, Markdown.
 
+use pi_session_format::entry::Kind;
+
 use super::Explorer;
 use crate::api::*;
 use crate::context::BodyReader;
-use crate::entry::Kind;
 use crate::preview::line_value;
 use crate::tree::NONE;
 use crate::{Error, Session};

@@ -15,9 +15,9 @@ pub mod html;
 pub mod md;
 
 use serde_json::Value;
+use pi_session_format::entry::{Detail, Kind};
 
 use crate::context::BodyReader;
-use crate::entry::{Detail, Kind};
 use crate::preview::line_value;
 use crate::{Error, Leaf, Session};
 

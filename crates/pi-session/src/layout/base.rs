@@ -2,8 +2,9 @@
 
 use std::collections::HashMap;
 
+use pi_session_format::entry::Entry;
+
 use super::Nodes;
-use crate::entry::Entry;
 use crate::tree::NONE;
 use crate::Session;
 

@@ -4,10 +4,11 @@
 
 use std::collections::HashSet;
 
+use pi_session_format::entry::{Entry, Kind, Role};
+
 use super::base::Base;
 use super::{counts, diag_lines, finite, usage_of, FoldRec, Layout, Probe, RowRec, BRANCH, COLORS, DOWN, FOLD, FOLD_KEEP, FOLD_MIN, LEAF, ON_PATH, UP};
 use crate::api::{Fold, TreeFilter, TreeQuery};
-use crate::entry::{Entry, Kind, Role};
 use crate::tree::NONE;
 
 // Node flags (during a build).

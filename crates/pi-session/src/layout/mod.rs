@@ -50,17 +50,17 @@ mod tests;
 
 use std::collections::HashSet;
 
-use crate::api::{Fold, LocateResult, MessageRole, TreeMeta, TreePage, TreeQuery, TreeRow};
-use crate::context::BodyReader;
-use crate::diag::Severity;
-use crate::entry::{Detail, Entry, Kind};
-use crate::preview::preview;
-use crate::tree::NONE;
-
+use pi_session_format::diag::Severity;
+use pi_session_format::entry::{Detail, Entry, Kind};
 use base::Base;
 #[cfg(test)]
 use base::content_leaf;
 use build::build_with;
+
+use crate::api::{Fold, LocateResult, MessageRole, TreeMeta, TreePage, TreeQuery, TreeRow};
+use crate::context::BodyReader;
+use crate::preview::preview;
+use crate::tree::NONE;
 use crate::Session;
 
 /// Runs longer than this fold.

@@ -18,15 +18,15 @@ use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use pi_session_format::header::FileStamp;
+
 use super::{read_at, Refresh};
-use crate::header::FileStamp;
 use crate::tree::Tree;
 use crate::{Error, Session};
 
 mod codec;
 mod lazy;
 use codec::{decode, encode, Writer};
-pub(crate) use lazy::LazyMetas;
 use lazy::MetaSource;
 
 /// Bumped whenever the index or this encoding changes.
@@ -194,7 +194,7 @@ fn read_snapshot(file: &Path, path: &Path, key: &str) -> Option<Session> {
     let len = u64::from_le_bytes(head[12..20].try_into().ok()?);
     let sum = u64::from_le_bytes(head[20..28].try_into().ok()?);
     let end = len.checked_add(28).filter(|&end| end <= file_len)?;
-    let bytes = super::FileBytes::map(&f, usize::try_from(end).ok()?).ok()?;
+    let bytes = super::file_bytes::FileBytes::map(&f, usize::try_from(end).ok()?).ok()?;
     let body = &bytes[28..];
     let source = |ino| std::sync::Arc::new(MetaSource::new(f, file.to_path_buf(), end, path.to_path_buf(), ino));
     // The checksum is computed while the payload decodes (decoding damage is safe: every read

@@ -21,17 +21,12 @@ use usage::{decimal_prefix, exact_decimal, pi_usage};
 pub(crate) use usage::usage_numbers;
 use usage::pi_usage_at;
 
-/// Why a line is not JSON; `at` is a byte offset.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Why a line is not JSON; `at` is a byte offset. The format's one error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("{what} at column {}", .at + 1)]
 pub struct ScanError {
     pub at: usize,
     pub what: &'static str,
-}
-
-impl std::fmt::Display for ScanError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} at column {}", self.what, self.at + 1)
-    }
 }
 
 type R<T> = Result<T, ScanError>;

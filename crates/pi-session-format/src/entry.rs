@@ -1,9 +1,11 @@
 //! The per-line skeleton: what the index keeps of each entry line (never its body).
 
 use compact_str::CompactString;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::json::{js_date_ms, js_trim, LineFields, Loose, MessageFields};
+use crate::js::{js_date_ms, js_trim};
+use crate::json::{LineFields, Loose, MessageFields};
+pub use crate::meta::{MessageMeta, MetaRef, Usage};
 
 pub type Id = CompactString;
 
@@ -142,95 +144,6 @@ impl Parent {
     }
 }
 
-/// Token usage of an assistant message (`message.usage`), as far as the UI sums it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-pub struct Usage {
-    pub input: f64,
-    pub output: f64,
-    pub cache_read: f64,
-    pub cache_write: f64,
-    pub total_tokens: f64,
-    pub cost: f64,
-}
-
-/// The fields of an assistant or tool message the index keeps.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct MessageMeta {
-    pub provider: Option<CompactString>,
-    pub model: Option<CompactString>,
-    pub stop_reason: Option<CompactString>,
-    pub usage: Option<Usage>,
-    pub tool_name: Option<CompactString>,
-    pub is_error: bool,
-}
-
-/// A message's [`MessageMeta`], read through `Deref`: its own box when the line was parsed, its
-/// place in a block shared by the messages parsed together (one allocation per block instead of
-/// one per message), or, for a session opened from its snapshot, its place in a block of the
-/// snapshot decoded on first read (so opening a big session touches few fresh pages).
-#[derive(Clone)]
-pub struct MetaRef(MetaRepr);
-
-#[derive(Clone)]
-enum MetaRepr {
-    Own(Box<MessageMeta>),
-    Shared(std::sync::Arc<crate::session::HugeVec<MessageMeta>>, u32),
-    Lazy(std::sync::Arc<crate::session::LazyMetas>, u32),
-}
-
-impl MetaRef {
-    /// The `i`th meta of a shared block (`i` must be in the block).
-    pub(crate) fn shared(block: &std::sync::Arc<crate::session::HugeVec<MessageMeta>>, i: u32) -> MetaRef {
-        debug_assert!((i as usize) < block.len());
-        MetaRef(MetaRepr::Shared(block.clone(), i))
-    }
-
-    /// The `i`th meta of a block of a snapshot (`i` below the block's count).
-    pub(crate) fn lazy(block: &std::sync::Arc<crate::session::LazyMetas>, i: u32) -> MetaRef {
-        MetaRef(MetaRepr::Lazy(block.clone(), i))
-    }
-
-    /// Whether the meta has been decoded: `None` unless it is in a block of a snapshot.
-    #[cfg(test)]
-    pub(crate) fn decoded(&self) -> Option<bool> {
-        match &self.0 {
-            MetaRepr::Lazy(block, _) => Some(block.decoded()),
-            _ => None,
-        }
-    }
-}
-
-impl From<MessageMeta> for MetaRef {
-    fn from(m: MessageMeta) -> MetaRef {
-        MetaRef(MetaRepr::Own(Box::new(m)))
-    }
-}
-
-impl std::ops::Deref for MetaRef {
-    type Target = MessageMeta;
-    fn deref(&self) -> &MessageMeta {
-        match &self.0 {
-            MetaRepr::Own(m) => m,
-            MetaRepr::Shared(block, i) => &block[*i as usize],
-            MetaRepr::Lazy(block, i) => block.get(*i),
-        }
-    }
-}
-
-impl PartialEq for MetaRef {
-    fn eq(&self, other: &MetaRef) -> bool {
-        **self == **other
-    }
-}
-
-impl std::fmt::Debug for MetaRef {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        (**self).fmt(f)
-    }
-}
-
 /// The type-specific fields indexing needs.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Detail {
@@ -286,13 +199,6 @@ pub enum Replacement {
     Content,
     /// No `replacement` key (pi 1.6.0 throws building the context); the edit is ignored.
     Invalid,
-}
-
-impl Usage {
-    /// Tokens as pi's `getSessionStats` counts them: input + output + cache read + cache write.
-    pub fn tokens(&self) -> f64 {
-        self.input + self.output + self.cache_read + self.cache_write
-    }
 }
 
 /// One entry line of a session file.
@@ -437,9 +343,9 @@ fn usage_of(raw: &str) -> Option<Usage> {
 #[allow(clippy::large_enum_variant)]
 pub enum Parsed {
     /// A `type:"session"` line.
-    Header(Box<crate::session::Header>),
+    Header(Box<crate::header::Header>),
     /// A v4 (`kind:"header"`) header line.
-    HeaderV4(Box<crate::session::Header>),
+    HeaderV4(Box<crate::header::Header>),
     Entry(Entry),
 }
 
@@ -457,14 +363,14 @@ pub fn classify(f: &LineFields<'_>, line: u32, offset: u64, len: u32) -> Parsed 
 /// `meta` pushes it) instead of boxed in its entry, whose `meta` stays `None`: the index keeps
 /// the metas of many messages in one block, one allocation instead of one per message.
 #[inline]
-pub(crate) fn classify_with(f: &LineFields<'_>, line: u32, offset: u64, len: u32, meta: impl FnOnce(MessageMeta)) -> Parsed {
+pub fn classify_with(f: &LineFields<'_>, line: u32, offset: u64, len: u32, meta: impl FnOnce(MessageMeta)) -> Parsed {
     let ty = f.r#type.map(Loose::from_raw);
     let ty_str = ty.as_ref().and_then(|t| t.as_str()).unwrap_or("");
     if ty_str == "session" {
-        return Parsed::Header(Box::new(crate::session::Header::from_fields(f, line)));
+        return Parsed::Header(Box::new(crate::header::Header::from_fields(f, line)));
     }
     if f.r#type.is_none() && f.kind.map(Loose::from_raw).and_then(|k| k.as_str().map(|s| s == "header")) == Some(true) {
-        return Parsed::HeaderV4(Box::new(crate::session::Header::from_v4_fields(f, line)));
+        return Parsed::HeaderV4(Box::new(crate::header::Header::from_v4_fields(f, line)));
     }
     let kind = Kind::parse(ty_str);
     let id = f.id.map(Loose::from_raw).and_then(|l| match l {

@@ -251,3 +251,15 @@ fn control_characters_anywhere_in_a_long_string() {
         assert_eq!(scan_line(&line).unwrap().id, Some("\"x\""));
     }
 }
+
+#[test]
+fn duplicate_keys_last_wins_and_non_objects() {
+    let f = scan_line(r#"{"id":"a","id":"b","message":{"role":"user","content":[1,{"x":"\ud800"}]}}"#).unwrap();
+    assert_eq!(crate::json::Loose::from_raw(f.id.unwrap()).as_str(), Some("b"));
+    assert_eq!(crate::json::Loose::from_raw(f.message.unwrap().role.unwrap()).as_str(), Some("user"));
+    assert!(!scan_line("[1,2]").unwrap().is_object);
+    assert!(!scan_line("42").unwrap().is_object);
+    assert!(scan_line("{\"a\":1}\r").is_ok());
+    assert!(scan_line("{\"a\":1").is_err());
+    assert!(scan_line("{\"a\":1e400}").is_ok());
+}

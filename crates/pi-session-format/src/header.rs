@@ -31,7 +31,7 @@ fn loose_string(raw: Option<&str>) -> Option<String> {
 }
 
 impl Header {
-    pub(crate) fn from_fields(f: &LineFields<'_>, line: u32) -> Header {
+    pub fn from_fields(f: &LineFields<'_>, line: u32) -> Header {
         Header {
             line,
             version: f.version.map(Loose::from_raw).and_then(|l| match l {
@@ -48,7 +48,7 @@ impl Header {
         }
     }
 
-    pub(crate) fn from_v4_fields(f: &LineFields<'_>, line: u32) -> Header {
+    pub fn from_v4_fields(f: &LineFields<'_>, line: u32) -> Header {
         let mut h = Header::from_fields(f, line);
         h.v4 = true;
         h

@@ -1,6 +1,7 @@
 //! The fast line scanner against serde_json: the same lines accepted, the same fields found.
 
-use pi_session::json::{parse_line, parse_line_serde, LineFields, MessageFields};
+use pi_session_format::json::{parse_line_serde, LineFields, MessageFields};
+use pi_session_format::skeleton::scan_line;
 use proptest::prelude::*;
 
 /// Pieces that make JSON (and near-JSON) text when strung together.
@@ -79,7 +80,7 @@ fn same(a: &LineFields<'_>, b: &LineFields<'_>) -> bool {
 }
 
 fn check(s: &str) {
-    let fast = parse_line(s);
+    let fast = scan_line(s);
     let reference = parse_line_serde(s);
     // serde refuses lone surrogate escapes where it decodes strings; JSON.parse (and the
     // scanner) accept them. Compare acceptance against serde on the repaired text then.
@@ -92,8 +93,8 @@ fn check(s: &str) {
         assert_eq!(fast.is_ok(), serde_json::from_str::<serde::de::IgnoredAny>(s).is_ok(), "acceptance differs for {s:?}");
         return;
     }
-    if reference.is_err() && pi_session::json::has_lone_surrogate(s) {
-        let repaired = pi_session::json::replace_lone_surrogates(s);
+    if reference.is_err() && pi_session_format::json::has_lone_surrogate(s) {
+        let repaired = pi_session_format::json::replace_lone_surrogates(s);
         assert_eq!(fast.is_ok(), parse_line_serde(&repaired).is_ok(), "acceptance differs for {s:?}");
         return;
     }
