@@ -28,19 +28,19 @@ fuzz_target!(|data: &[u8]| {
         // classify decodes every field it uses (loosely, as JavaScript would).
         match classify(&f, 1, 0, t.len() as u32) {
             Parsed::Entry(e) => {
-                let _ = pi_session::preview::preview(&e, Some(t));
-                let v = pi_session::preview::line_value(t);
+                let _ = pi_session::text::preview(&e, Some(t));
+                let v = pi_session::text::line_value(t);
                 let mut md = String::new();
-                pi_session::markdown::entry_markdown(&e, &v, &mut md);
+                pi_session::text::markdown::entry_markdown(&e, &v, &mut md);
                 if let Some(m) = v.get("message") {
-                    let _ = pi_session::preview::message_preview(m);
-                    let _ = pi_session::preview::estimate_tokens(m);
+                    let _ = pi_session::text::message_preview(m);
+                    let _ = pi_session::text::estimate_tokens(m);
                 }
             }
             Parsed::Header(h) | Parsed::HeaderV4(h) => {
                 let _ = h.effective_version();
             }
         }
-        let _ = pi_session::view::first_text_of_line(t, 500);
+        let _ = pi_session::text::first_text_of_line(t, 500);
     }
 });

@@ -693,7 +693,7 @@ fn check(target: &Path, root: &Path) -> Result<CheckReport, Error> {
 
 fn summary_line(s: &SessionSummary) -> String {
     let title = s.name.clone().or_else(|| s.first_user_message.clone()).unwrap_or_else(|| "(no messages)".into());
-    let title = pi_session::view::fold(&title, 60);
+    let title = pi_session::text::fold(&title, 60);
     let flag = if s.has_errors() { " !" } else { "" };
     format!(
         "  {}  {:>6} entries  {}  {}{}\n      {}",
@@ -740,9 +740,9 @@ fn print_context(s: &Session, leaf: Leaf, c: &ContextJson) {
         let role = v.get("role").and_then(|r| r.as_str()).unwrap_or("?").to_string();
         let text = match role.as_str() {
             "compactionSummary" | "branchSummary" => v.get("summary").and_then(|s| s.as_str()).unwrap_or("").to_string(),
-            _ => v.get("content").map(pi_session::view::content_text).unwrap_or_default(),
+            _ => v.get("content").map(pi_session::text::content_text).unwrap_or_default(),
         };
-        println!("  {id:>10}  {role:<18} {}", pi_session::view::fold(&text, 90));
+        println!("  {id:>10}  {role:<18} {}", pi_session::text::fold(&text, 90));
     }
     if !c.hidden_entry_ids.is_empty() {
         println!("  hidden by compaction: {} entries", c.hidden_entry_ids.len());

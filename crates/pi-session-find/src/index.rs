@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use pi_session_format::entry::{Detail, Kind};
-use pi_session::explorer::searchable_text;
+use pi_session::text::searchable_text;
 use pi_session::pathstr::encode;
 use pi_session::summary::SessionSummary;
 use pi_session::{Session, SessionIndex};
@@ -238,7 +238,7 @@ fn tools_of(e: &pi_session::Entry, line: &[u8]) -> String {
         names.push(t.to_string());
     }
     if matches!(e.role(), Some(pi_session::Role::Assistant)) && memchr::memmem::find(line, b"toolCall").is_some() {
-        let v = pi_session::preview::line_value(&String::from_utf8_lossy(line));
+        let v = pi_session::text::line_value(&String::from_utf8_lossy(line));
         for b in v.pointer("/message/content").and_then(|c| c.as_array()).into_iter().flatten() {
             if b.get("type").and_then(|t| t.as_str()) == Some("toolCall") {
                 if let Some(n) = b.get("name").and_then(|n| n.as_str()) {
@@ -639,7 +639,7 @@ fn write_file(tx: &rusqlite::Transaction<'_>, fr: &FileRows) -> rusqlite::Result
                     s.and_then(|s| s.cwd.clone()),
                     s.and_then(|s| s.parent_session.clone()),
                     s.and_then(|s| s.name.clone()),
-                    s.map(pi_session::explorer::title_of),
+                    s.map(pi_session::text::title_of),
                     s.and_then(|s| s.modified),
                 ],
             )?;

@@ -132,7 +132,7 @@ fn part_of(sum: &SessionSummary, bucket: BucketSize) -> Option<Part> {
     let fallback = sum.modified.unwrap_or(0.0);
     let mut u = SessionUsage {
         path: crate::pathstr::encode(&sum.path),
-        title: crate::explorer::title_of(sum),
+        title: crate::text::title_of(sum),
         cwd: sum.cwd.clone(),
         parent_session: sum.parent_session.clone(),
         ..Default::default()

@@ -7,8 +7,8 @@ use pi_session_format::entry::Kind;
 
 use crate::api::EditedEntry;
 use crate::context::{message_for_item, BodyReader, ContextPlan, Item, ItemKind};
-use crate::preview::{estimate_tokens, line_value, message_preview, preview, MAX};
-use crate::view::{content_text, fold};
+use crate::text::preview::MAX;
+use crate::text::{content_text, estimate_tokens, fold, line_value, message_preview, preview};
 use crate::{Error, Session};
 
 /// The entries of `plan` that a `context_edit` changes, in path order.

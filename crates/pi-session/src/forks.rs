@@ -47,7 +47,7 @@ pub(crate) fn point_preview(s: &Session, id: Option<&str>) -> Option<String> {
     let i = *s.index.by_id.get(id?)?;
     let mut reader = crate::context::BodyReader::open(&s.index).ok()?;
     let text = reader.line(i).ok()?;
-    let p = crate::preview::preview(&s.index.entries[i as usize], Some(&text)).text;
+    let p = crate::text::preview(&s.index.entries[i as usize], Some(&text)).text;
     (!p.is_empty()).then_some(p)
 }
 

@@ -92,7 +92,7 @@ impl SessionSummary {
                 .enumerate()
                 .filter(|(_, e)| e.is_user())
                 .take(64)
-                .find_map(|(k, _)| r.line(first + k as u32).ok().and_then(|t| crate::view::user_text_of_line(&t)).filter(|t| !t.is_empty()))
+                .find_map(|(k, _)| r.line(first + k as u32).ok().and_then(|t| crate::text::user_text_of_line(&t)).filter(|t| !t.is_empty()))
         });
         SessionSummary {
             path: ix.path.clone(),

@@ -244,7 +244,7 @@ fn demo_sessions_markdown_follows_the_transcript() {
         let mut at = 0;
         for i in page.items.iter().filter(|i| i.role == Some(MessageRole::User)) {
             // As written to Markdown: `<`, `>` and `&` outside code as entities.
-            let text = pi_session::markdown::escape_html(pi_session::view::content_text(&i.raw["message"]["content"]).trim());
+            let text = pi_session::text::markdown::escape_html(pi_session::text::content_text(&i.raw["message"]["content"]).trim());
             let first = text.lines().next().unwrap_or("");
             let pos = md[at..].find(first).unwrap_or_else(|| panic!("{path}: {first:?} not in order"));
             at += pos + first.len();

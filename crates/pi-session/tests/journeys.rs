@@ -198,7 +198,7 @@ fn fork_graph_edges_carry_the_message_where_the_fork_happened() {
         let id = f.fork_point_id.as_deref().unwrap();
         let i = parent.node(id).unwrap();
         let line = fs::read_to_string(&parent.index.path).unwrap().lines().nth(parent.index.entries[i as usize].line as usize - 1).unwrap().to_string();
-        let want = pi_session::preview::preview(&parent.index.entries[i as usize], Some(&line)).text;
+        let want = pi_session::text::preview(&parent.index.entries[i as usize], Some(&line)).text;
         assert_eq!(text, want, "{}", f.path);
     }
 }

@@ -5,7 +5,7 @@
 
 use pi_session::explorer::Explorer;
 use pi_session::export::{to_markdown, Scope};
-use pi_session::markdown::escape_html;
+use pi_session::text::markdown::escape_html;
 use pi_session::Session;
 use proptest::prelude::*;
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
@@ -64,7 +64,7 @@ proptest! {
         // After a heading, as a message is written; and quoted line by line, as a summary is.
         let after = format!("## User\n\n{md}\n\n## Assistant\n\n{md}\n\n");
         prop_assert_eq!(raw_html(&after), Vec::<String>::new(), "{:?}", after);
-        let quoted: String = pi_session::markdown::lines(&md).map(|l| format!("> {l}\n")).collect();
+        let quoted: String = pi_session::text::markdown::lines(&md).map(|l| format!("> {l}\n")).collect();
         prop_assert_eq!(raw_html(&quoted), Vec::<String>::new(), "{:?}", quoted);
     }
 }

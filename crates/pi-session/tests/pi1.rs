@@ -290,7 +290,7 @@ fn usage_entries_and_context_edits_are_transcript_items_with_their_own_previews(
     let mut r = pi_session::context::BodyReader::open(&s.index).unwrap();
     let pv = |id: &str, r: &mut pi_session::context::BodyReader<'_>| {
         let i = s.node(id).unwrap();
-        pi_session::preview::preview(&s.index.entries[i as usize], Some(&r.line(i).unwrap())).text
+        pi_session::text::preview(&s.index.entries[i as usize], Some(&r.line(i).unwrap())).text
     };
     assert_eq!(pv("g1", &mut r), "title p/m · 3 tokens · session title");
     assert_eq!(pv("e1", &mut r), "drops a1 from the context");

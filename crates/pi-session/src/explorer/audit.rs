@@ -19,7 +19,7 @@ use pi_session_format::entry::{Detail, Kind};
 use super::Explorer;
 use crate::api::EditedEntry;
 use crate::context::{BodyReader, ContextPlan};
-use crate::preview::{estimate_tokens, line_value, preview};
+use crate::text::{estimate_tokens, line_value, preview};
 use crate::tree::Leaf;
 use crate::Error;
 

@@ -8,7 +8,7 @@ use pi_session_format::entry::{Detail, Kind, Role};
 use super::{Explorer, CONTEXT_PAGE};
 use crate::api::*;
 use crate::context::{BodyReader, ContextPlan, ItemKind};
-use crate::preview::{estimate_tokens, line_value, preview};
+use crate::text::{estimate_tokens, line_value, preview};
 use crate::tree::Leaf;
 use crate::{Error, Session};
 
@@ -143,7 +143,7 @@ fn token_estimate(s: &Session, plan: &ContextPlan, reader: &mut BodyReader<'_>) 
         let raw = crate::context::message_for_item(&s.index, reader, *it)?;
         msgs.push(serde_json::from_str(raw.get()).unwrap_or(Value::Null));
     }
-    Ok(crate::preview::estimate_context_tokens(&msgs))
+    Ok(crate::text::estimate_context_tokens(&msgs))
 }
 
 fn hidden_entries(s: &Session, plan: &ContextPlan, reader: &mut BodyReader<'_>, start: usize, count: usize) -> Result<Vec<HiddenEntry>, Error> {

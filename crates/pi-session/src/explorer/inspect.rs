@@ -3,7 +3,7 @@
 use super::Explorer;
 use crate::api::*;
 use crate::context::{BodyReader, ContextPlan};
-use crate::preview::line_value;
+use crate::text::line_value;
 use crate::tree::Leaf;
 use crate::Error;
 

@@ -10,6 +10,7 @@ use pi_session_format::diag::Severity;
 use super::{Explorer, ProgressSink, Snapshot};
 use crate::api::*;
 use crate::summary::SessionSummary;
+use crate::text::title_of;
 
 impl Explorer {
     // ------------------------------------------------------------------ list and forks
@@ -130,14 +131,6 @@ pub(super) fn most_recent(sessions: &[SessionSummary], forks: &[crate::forks::Fo
     }
     keep.sort_unstable();
     (keep, true)
-}
-
-pub fn title_of(s: &SessionSummary) -> String {
-    s.name
-        .clone()
-        .filter(|n| !n.is_empty())
-        .or_else(|| s.first_user_message.as_deref().filter(|m| !m.is_empty()).map(|m| crate::view::fold(m, 200)))
-        .unwrap_or_else(|| s.path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default())
 }
 
 pub(super) fn session_row(s: &SessionSummary, f: &crate::forks::ForkInfo) -> SessionRow {

@@ -28,8 +28,6 @@ use crate::{Error, Session};
 pub use audit::{is_context_message, AuditCompaction, AuditHidden, AuditView, AUDIT_HIDDEN_MAX};
 pub use lister::{ProgressSink, Snapshot};
 use lister::Lister;
-pub use listing::title_of;
-pub use search::searchable_text;
 pub use transcript::newest_in_subtree;
 use tree_pages::LayoutKey;
 

@@ -1,12 +1,9 @@
 //! Search: within one session (ids of matching entries) and across all sessions (snippets).
 
-use serde_json::Value;
-use pi_session_format::entry::Kind;
-
-use super::{title_of, Explorer};
+use super::Explorer;
 use crate::api::*;
-use crate::preview::line_value;
 use crate::summary::SessionSummary;
+use crate::text::{searchable_text, title_of};
 use crate::{Error, Session};
 
 impl Explorer {
@@ -90,48 +87,6 @@ fn entry_matches(e: &crate::Entry, line: &[u8], needle: &str) -> bool {
     }
     let text = String::from_utf8_lossy(line);
     searchable_text(e, &text).to_lowercase().contains(needle)
-}
-
-/// The searchable text of an entry line: message text, tool names and arguments, thinking,
-/// summaries, names, labels, model changes (one rule for the scan and the search index).
-pub fn searchable_text(e: &crate::Entry, line: &str) -> String {
-    let v = line_value(line);
-    match &e.kind {
-        Kind::Message => {
-            let m = v.get("message").unwrap_or(&Value::Null);
-            let mut t = crate::view::content_text(m.get("content").unwrap_or(&Value::Null));
-            if let Some(a) = m.get("content").and_then(Value::as_array) {
-                for b in a {
-                    match b.get("type").and_then(Value::as_str) {
-                        Some("toolCall") => {
-                            t.push(' ');
-                            t.push_str(b.get("name").and_then(Value::as_str).unwrap_or(""));
-                            t.push(' ');
-                            t.push_str(&b.get("arguments").map(|a| a.to_string()).unwrap_or_default());
-                        }
-                        Some("thinking") => {
-                            t.push(' ');
-                            t.push_str(b.get("thinking").and_then(Value::as_str).unwrap_or(""));
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            for k in ["command", "output", "toolName", "errorMessage"] {
-                if let Some(x) = m.get(k).and_then(Value::as_str) {
-                    t.push(' ');
-                    t.push_str(x);
-                }
-            }
-            t
-        }
-        Kind::Compaction | Kind::BranchSummary => v.get("summary").and_then(Value::as_str).unwrap_or("").to_string(),
-        Kind::CustomMessage => crate::view::content_text(v.get("content").unwrap_or(&Value::Null)),
-        Kind::SessionInfo => v.get("name").and_then(Value::as_str).unwrap_or("").to_string(),
-        Kind::Label => v.get("label").and_then(Value::as_str).unwrap_or("").to_string(),
-        Kind::ModelChange => format!("{} {}", v.get("provider").and_then(Value::as_str).unwrap_or(""), v.get("modelId").and_then(Value::as_str).unwrap_or("")),
-        _ => String::new(),
-    }
 }
 
 fn search_file(sum: &SessionSummary, needle: &str, limit: usize) -> Vec<SearchHit> {

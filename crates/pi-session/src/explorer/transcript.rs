@@ -5,7 +5,7 @@ use pi_session_format::entry::Kind;
 use super::Explorer;
 use crate::api::*;
 use crate::context::BodyReader;
-use crate::preview::line_value;
+use crate::text::line_value;
 use crate::tree::NONE;
 use crate::{Error, Session};
 
@@ -92,17 +92,7 @@ impl Explorer {
             Some(ids) => ids.iter().filter_map(|id| s.node(id).ok()).collect(),
             None => Self::transcript_nodes(&s),
         };
-        let mut reader = BodyReader::open(&s.index)?;
-        let mut out = String::new();
-        if let Some(n) = &s.tree.name {
-            out.push_str(&format!("# {}\n\n", crate::markdown::heading_text(n)));
-        }
-        for i in nodes {
-            let e = &s.index.entries[i as usize];
-            let v = line_value(&reader.line(i)?);
-            crate::markdown::entry_markdown(e, &v, &mut out);
-        }
-        Ok(out)
+        crate::text::markdown::transcript(&s, &nodes)
     }
 }
 

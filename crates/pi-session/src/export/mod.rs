@@ -18,7 +18,7 @@ use serde_json::Value;
 use pi_session_format::entry::{Detail, Kind};
 
 use crate::context::BodyReader;
-use crate::preview::line_value;
+use crate::text::line_value;
 use crate::{Error, Leaf, Session};
 
 /// Where an export was written.
@@ -245,7 +245,7 @@ pub fn item(s: &Session, reader: &mut BodyReader<'_>, i: u32) -> Result<Item, Er
                 }
                 "toolResult" => {
                     title = format!("Tool result: {}", s_of(m, "toolName"));
-                    blocks.push(Block::Code { lang: "", body: crate::view::content_text(content) });
+                    blocks.push(Block::Code { lang: "", body: crate::text::content_text(content) });
                 }
                 "bashExecution" => {
                     title = "Bash".into();
@@ -253,17 +253,17 @@ pub fn item(s: &Session, reader: &mut BodyReader<'_>, i: u32) -> Result<Item, Er
                 }
                 "user" => {
                     title = "User".into();
-                    blocks.push(Block::Text(crate::view::content_text(content)));
+                    blocks.push(Block::Text(crate::text::content_text(content)));
                 }
                 other => {
                     title = if other.is_empty() { "Message".into() } else { other.to_string() };
-                    blocks.push(Block::Text(crate::view::content_text(content)));
+                    blocks.push(Block::Text(crate::text::content_text(content)));
                 }
             }
         }
         Kind::CustomMessage => {
             title = format!("Custom message: {}", s_of(&v, "customType"));
-            blocks.push(Block::Text(crate::view::content_text(v.get("content").unwrap_or(&Value::Null))));
+            blocks.push(Block::Text(crate::text::content_text(v.get("content").unwrap_or(&Value::Null))));
         }
         Kind::Compaction => {
             title = "Compaction".into();

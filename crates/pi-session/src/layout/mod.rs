@@ -59,7 +59,7 @@ use build::build_with;
 
 use crate::api::{Fold, LocateResult, MessageRole, TreeMeta, TreePage, TreeQuery, TreeRow};
 use crate::context::BodyReader;
-use crate::preview::preview;
+use crate::text::preview;
 use crate::tree::NONE;
 use crate::Session;
 
@@ -491,7 +491,7 @@ fn title(s: &Session) -> String {
     let first = s.index.entries.iter().position(|e| e.is_user());
     if let Some(i) = first {
         if let Some(t) = BodyReader::open(&s.index).ok().and_then(|mut r| r.line(i as u32).ok()) {
-            let t = crate::view::first_text_of_line(&t, 200);
+            let t = crate::text::first_text_of_line(&t, 200);
             if !t.is_empty() {
                 return t;
             }

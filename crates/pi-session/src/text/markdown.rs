@@ -1,15 +1,136 @@
-//! Entries as Markdown ("Copy as Markdown" of a transcript), and the pieces both Markdown
-//! writers share (this one and the export's, [`crate::export::md`]).
+//! The one Markdown writer: the transcript's "Copy as Markdown" ([`entry_markdown`],
+//! [`transcript`]) and the export ([`crate::export::md`]) both write through a [`Writer`], which
+//! differ only in how prose is escaped ([`Prose`]).
 //!
 //! Session text is untrusted: a Markdown file we write carries no live HTML from a session.
-//! Here the text keeps its Markdown (an assistant writes Markdown), with `<`, `>` and `&`
-//! written as entities wherever a renderer would read them as markup; code (fences and code
-//! spans) stays as written, which a renderer shows literally.
+//! Copied text keeps its Markdown (an assistant writes Markdown), with `<`, `>` and `&` written
+//! as entities wherever a renderer would read them as markup ([`escape_html`]); code (fences and
+//! code spans) stays as written, which a renderer shows literally. The export writes prose as
+//! plain text: every character that could form a tag, an entity, a link, an image or emphasis
+//! gets a backslash or an entity ([`escape_all`]). Code goes in fences longer than any backtick
+//! run inside, every line of a quoted one quoted.
 
-use serde_json::Value;
 use pi_session_format::entry::{Entry, Kind};
+use serde_json::Value;
 
-use crate::view::content_text;
+use super::plain::{content_text, line_value};
+use crate::context::BodyReader;
+use crate::{Error, Session};
+
+/// How a [`Writer`] escapes prose and headings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Prose {
+    /// The author's Markdown kept, HTML made inert ([`escape_html`]; headings [`heading_text`]).
+    Markdown,
+    /// Plain text: every Markdown character escaped ([`escape_all`]).
+    Plain,
+}
+
+/// Writes Markdown: headings, paragraphs, fenced code, block quotes, every line prefixed with
+/// the quote it is in.
+pub struct Writer {
+    out: String,
+    prose: Prose,
+    /// The prefix of every line (`> ` per block quote it is in).
+    quote: String,
+}
+
+impl Writer {
+    pub fn new(prose: Prose) -> Writer {
+        Writer { out: String::new(), prose, quote: String::new() }
+    }
+
+    /// Appends to what `out` holds.
+    pub fn on(out: String, prose: Prose) -> Writer {
+        Writer { out, prose, quote: String::new() }
+    }
+
+    pub fn finish(self) -> String {
+        self.out
+    }
+
+    /// Prose escaped as this writer escapes it.
+    pub fn escape(&self, s: &str) -> String {
+        match self.prose {
+            Prose::Markdown => escape_html(s),
+            Prose::Plain => escape_all(s),
+        }
+    }
+
+    /// Text as is (already Markdown).
+    pub fn raw(&mut self, s: &str) {
+        self.out.push_str(s);
+    }
+
+    /// A heading of `level` (`#` repeated): `text` escaped, then `tail` as is, then a (quoted)
+    /// blank line.
+    pub fn heading(&mut self, level: usize, text: &str, tail: &str) {
+        let text = match self.prose {
+            Prose::Markdown => heading_text(text),
+            Prose::Plain => escape_all(text),
+        };
+        let q = &self.quote;
+        self.out.push_str(&format!("{q}{} {text}{tail}\n{q}\n", "#".repeat(level)));
+    }
+
+    /// One line of Markdown as is, then a (quoted) blank line.
+    pub fn line(&mut self, markdown: &str) {
+        let q = &self.quote;
+        self.out.push_str(&format!("{q}{markdown}\n{q}\n"));
+    }
+
+    /// Session text as paragraphs (trimmed, escaped), then a (quoted) blank line.
+    pub fn paragraphs(&mut self, text: &str) {
+        self.lines_of(text.trim());
+        self.out.push_str(&self.quote);
+        self.out.push('\n');
+    }
+
+    /// Every line of the escaped `text`, quoted.
+    pub fn lines_of(&mut self, text: &str) {
+        for l in lines(&self.escape(text)) {
+            self.out.push_str(&self.quote);
+            self.out.push_str(l);
+            self.out.push('\n');
+        }
+    }
+
+    /// A fenced code block ([`fence`]) in the current quote.
+    pub fn fence(&mut self, lang: &str, body: &str) {
+        fence(&mut self.out, lang, body, &self.quote);
+    }
+
+    /// A block quote: its first line `title` (Markdown, as is), a quoted blank line, then what
+    /// `inner` writes, every line of it quoted; then a blank line.
+    pub fn quoted(&mut self, title: &str, inner: impl FnOnce(&mut Writer)) {
+        let q = self.quote.clone();
+        self.out.push_str(&format!("{q}> {title}\n{q}>\n"));
+        self.quote.push_str("> ");
+        inner(self);
+        self.quote = q;
+        self.out.push('\n');
+    }
+}
+
+/// Escapes prose for Markdown as plain text: no raw HTML, no links, no emphasis surprises
+/// (`<`, `>` and `&` become entities; a backslash, a backtick and `* _ [ ] ( ) ! # |` get a
+/// backslash).
+pub fn escape_all(s: &str) -> String {
+    let mut o = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '&' => o.push_str("&amp;"),
+            '\\' | '`' | '*' | '_' | '[' | ']' | '(' | ')' | '!' | '#' | '|' => {
+                o.push('\\');
+                o.push(c);
+            }
+            c => o.push(c),
+        }
+    }
+    o
+}
 
 /// The lines of `s` as a Markdown renderer sees them: `\r\n`, `\r` and `\n` all end a line.
 pub fn lines(s: &str) -> impl Iterator<Item = &str> {
@@ -253,27 +374,48 @@ fn find_run(b: &[u8], n: usize) -> Option<usize> {
     None
 }
 
+/// The Markdown of the entries `nodes` of a session (the transcript's "Copy as Markdown"):
+/// the session's name as the title, then each entry.
+pub fn transcript(s: &Session, nodes: &[u32]) -> Result<String, Error> {
+    let mut reader = BodyReader::open(&s.index)?;
+    let mut w = Writer::new(Prose::Markdown);
+    if let Some(n) = &s.tree.name {
+        w.heading(1, n, "");
+    }
+    for &i in nodes {
+        let v = line_value(&reader.line(i)?);
+        write_entry(&mut w, &s.index.entries[i as usize], &v);
+    }
+    Ok(w.finish())
+}
+
 /// Appends the Markdown of one entry (its line parsed as `v`).
 pub fn entry_markdown(e: &Entry, v: &Value, out: &mut String) {
+    let mut w = Writer::on(std::mem::take(out), Prose::Markdown);
+    write_entry(&mut w, e, v);
+    *out = w.finish();
+}
+
+fn write_entry(w: &mut Writer, e: &Entry, v: &Value) {
     match &e.kind {
         Kind::Message => {
             let m = v.get("message").unwrap_or(&Value::Null);
             let role = m.get("role").and_then(Value::as_str).unwrap_or("message");
             match role {
                 "user" => {
-                    out.push_str("## User\n\n");
-                    prose(out, &content_text(m.get("content").unwrap_or(&Value::Null)));
+                    w.heading(2, "User", "");
+                    w.paragraphs(&content_text(m.get("content").unwrap_or(&Value::Null)));
                 }
                 "assistant" => {
-                    out.push_str("## Assistant\n\n");
+                    w.heading(2, "Assistant", "");
                     for b in m.get("content").and_then(Value::as_array).into_iter().flatten() {
                         match b.get("type").and_then(Value::as_str) {
-                            Some("text") => prose(out, b.get("text").and_then(Value::as_str).unwrap_or("")),
+                            Some("text") => w.paragraphs(b.get("text").and_then(Value::as_str).unwrap_or("")),
                             Some("toolCall") => {
                                 let name = b.get("name").and_then(Value::as_str).unwrap_or("tool");
-                                out.push_str(&format!("**Tool call:** {}\n\n", code_span(name)));
+                                w.line(&format!("**Tool call:** {}", code_span(name)));
                                 let args = serde_json::to_string_pretty(b.get("arguments").unwrap_or(&Value::Null)).unwrap_or_default();
-                                fence(out, "json", &args, "");
+                                w.fence("json", &args);
                             }
                             _ => {}
                         }
@@ -281,47 +423,35 @@ pub fn entry_markdown(e: &Entry, v: &Value, out: &mut String) {
                 }
                 "toolResult" => {
                     let name = m.get("toolName").and_then(Value::as_str).unwrap_or("tool");
-                    out.push_str(&format!("**Tool result** ({})\n\n", code_span(name)));
-                    fence(out, "", content_text(m.get("content").unwrap_or(&Value::Null)).trim_end(), "");
+                    w.line(&format!("**Tool result** ({})", code_span(name)));
+                    w.fence("", content_text(m.get("content").unwrap_or(&Value::Null)).trim_end());
                 }
                 "bashExecution" => {
-                    out.push_str("**Bash**\n\n");
+                    w.line("**Bash**");
                     let cmd = m.get("command").and_then(Value::as_str).unwrap_or("");
                     let output = m.get("output").and_then(Value::as_str).unwrap_or("");
-                    fence(out, "sh", format!("$ {cmd}\n{output}").trim_end(), "");
+                    w.fence("sh", format!("$ {cmd}\n{output}").trim_end());
                 }
                 other => {
-                    out.push_str(&format!("## {}\n\n", heading_text(other)));
-                    prose(out, &content_text(m.get("content").unwrap_or(&Value::Null)));
+                    w.heading(2, other, "");
+                    w.paragraphs(&content_text(m.get("content").unwrap_or(&Value::Null)));
                 }
             }
         }
         Kind::CustomMessage => {
-            let t = v.get("customType").and_then(Value::as_str).unwrap_or("custom");
-            out.push_str(&format!("## {}\n\n", heading_text(t)));
-            prose(out, &content_text(v.get("content").unwrap_or(&Value::Null)));
+            w.heading(2, v.get("customType").and_then(Value::as_str).unwrap_or("custom"), "");
+            w.paragraphs(&content_text(v.get("content").unwrap_or(&Value::Null)));
         }
-        Kind::Compaction => quoted(out, "Compaction summary", v.get("summary").and_then(Value::as_str).unwrap_or("")),
-        Kind::BranchSummary => quoted(out, "Branch summary", v.get("summary").and_then(Value::as_str).unwrap_or("")),
+        Kind::Compaction => summary(w, "Compaction summary", v),
+        Kind::BranchSummary => summary(w, "Branch summary", v),
         _ => {}
     }
 }
 
-/// Session text as paragraphs, then a blank line.
-fn prose(out: &mut String, text: &str) {
-    out.push_str(&escape_html(text.trim()));
-    out.push_str("\n\n");
-}
-
 /// A summary as a block quote: every line quoted, the lines of its fences included.
-fn quoted(out: &mut String, title: &str, text: &str) {
-    out.push_str(&format!("> **{title}**\n>\n"));
-    for l in lines(&escape_html(text)) {
-        out.push_str("> ");
-        out.push_str(l);
-        out.push('\n');
-    }
-    out.push('\n');
+fn summary(w: &mut Writer, title: &str, v: &Value) {
+    let text = v.get("summary").and_then(Value::as_str).unwrap_or("");
+    w.quoted(&format!("**{title}**"), |w| w.lines_of(text));
 }
 
 #[cfg(test)]

@@ -1,10 +1,9 @@
 //! One-line plain-text previews of entries, for tree rows, hidden-entry lists and search.
 
-use serde_json::Value;
 use pi_session_format::entry::{Detail, Entry, Kind};
-use pi_session_format::json;
+use serde_json::Value;
 
-use crate::view::{content_text, fold};
+use super::plain::{content_text, fold, line_value};
 
 /// A short plain-text view of an entry.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -17,14 +16,6 @@ pub struct Preview {
 }
 
 pub const MAX: usize = 200;
-
-/// The line parsed as a JSON value (lenient about lone surrogates).
-pub fn line_value(text: &str) -> Value {
-    match serde_json::from_str(text) {
-        Ok(v) => v,
-        Err(_) => serde_json::from_str(&json::replace_lone_surrogates(text)).unwrap_or(Value::Null),
-    }
-}
 
 /// Previews an entry. `line` is the text of its line (when the body is needed).
 pub fn preview(e: &Entry, line: Option<&str>) -> Preview {
@@ -186,111 +177,10 @@ fn first_arg(args: &Value) -> String {
     String::new()
 }
 
-/// UTF-16 length, as JavaScript's `String.length` counts.
-pub fn js_len(s: &str) -> usize {
-    s.encode_utf16().count()
-}
-
-/// pi's `estimateTokens(message)` (chars / 4, rounded up; an image counts 4,800 chars in
-/// custom and tool results).
-pub fn estimate_tokens(m: &Value) -> f64 {
-    let role = m.get("role").and_then(Value::as_str).unwrap_or("");
-    let s = |v: Option<&Value>| v.and_then(Value::as_str).map(js_len).unwrap_or(0);
-    let chars: usize = match role {
-        "user" => match m.get("content") {
-            Some(Value::String(t)) => js_len(t),
-            Some(Value::Array(a)) => a.iter().filter(|b| b.get("type").and_then(Value::as_str) == Some("text")).map(|b| s(b.get("text"))).sum(),
-            _ => 0,
-        },
-        "assistant" => m
-            .get("content")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .map(|b| match b.get("type").and_then(Value::as_str) {
-                        Some("text") => s(b.get("text")),
-                        Some("thinking") => s(b.get("thinking")),
-                        Some("toolCall") => s(b.get("name")) + js_len(&serde_json::to_string(b.get("arguments").unwrap_or(&Value::Null)).unwrap_or_default()),
-                        _ => 0,
-                    })
-                    .sum()
-            })
-            .unwrap_or(0),
-        "custom" | "toolResult" => match m.get("content") {
-            Some(Value::String(t)) => js_len(t),
-            Some(Value::Array(a)) => a
-                .iter()
-                .map(|b| match b.get("type").and_then(Value::as_str) {
-                    Some("text") => s(b.get("text")),
-                    Some("image") => 4800,
-                    _ => 0,
-                })
-                .sum(),
-            _ => 0,
-        },
-        "bashExecution" => s(m.get("command")) + s(m.get("output")),
-        // pi 1.x: content, the section texts, and the JSON of `toolsAdded`.
-        "system" => {
-            let content = match m.get("content") {
-                Some(Value::String(t)) => js_len(t),
-                Some(Value::Array(a)) => a
-                    .iter()
-                    .map(|b| match b.get("type").and_then(Value::as_str) {
-                        Some("text") => s(b.get("text")),
-                        Some("image") => 4800,
-                        _ => 0,
-                    })
-                    .sum(),
-                _ => 0,
-            };
-            let sections: usize = m.get("sections").and_then(Value::as_object).map(|o| o.values().map(|v| s(Some(v))).sum()).unwrap_or(0);
-            let tools = m.get("toolsAdded").filter(|v| !v.is_null()).map(|v| js_len(&serde_json::to_string(v).unwrap_or_default())).unwrap_or(0);
-            content + sections + tools
-        }
-        "branchSummary" | "compactionSummary" => s(m.get("summary")),
-        _ => 0,
-    };
-    (chars as f64 / 4.0).ceil()
-}
-
-/// pi's `estimateContextTokens`: the usage of the last assistant message that was not aborted
-/// or an error, plus `estimateTokens` of each later message.
-pub fn estimate_context_tokens(messages: &[Value]) -> f64 {
-    let last = messages.iter().enumerate().rev().find_map(|(i, m)| {
-        let stop = m.get("stopReason").and_then(Value::as_str);
-        if m.get("role").and_then(Value::as_str) == Some("assistant") && !matches!(stop, Some("aborted") | Some("error")) {
-            m.get("usage").filter(|u| !u.is_null()).map(|u| (i, u))
-        } else {
-            None
-        }
-    });
-    match last {
-        None => messages.iter().map(estimate_tokens).sum(),
-        Some((i, u)) => {
-            let f = |k: &str| u.get(k).and_then(Value::as_f64).unwrap_or(0.0);
-            let total = f("totalTokens");
-            let usage = if total != 0.0 { total } else { f("input") + f("output") + f("cacheRead") + f("cacheWrite") };
-            usage + messages[i + 1..].iter().map(estimate_tokens).sum::<f64>()
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn token_estimates_follow_pi() {
-        assert_eq!(estimate_tokens(&json!({"role":"user","content":"hello"})), 2.0);
-        assert_eq!(estimate_tokens(&json!({"role":"toolResult","content":[{"type":"image"}]})), 1200.0);
-        let msgs = vec![
-            json!({"role":"user","content":"abcd"}),
-            json!({"role":"assistant","content":[],"usage":{"totalTokens":100},"stopReason":"stop"}),
-            json!({"role":"user","content":"12345678"}),
-        ];
-        assert_eq!(estimate_context_tokens(&msgs), 102.0);
-    }
 
     #[test]
     fn previews() {
