@@ -1,7 +1,7 @@
 //! The app's commands: each takes the state, calls the core, maps the error to `{code, message}`.
 //! Work runs off the main thread (`async`), so a large file never freezes the window.
 
-use pi_session::api::*;
+use pi_session_app::api::*;
 use tauri::State;
 
 use crate::AppState;
@@ -79,7 +79,7 @@ pub fn search(state: State<'_, AppState>, query: String, limit: u32) -> SearchRe
 }
 
 #[tauri::command(async)]
-pub fn audit_view(state: State<'_, AppState>, path: String, leaf_id: Option<String>) -> R<pi_session::explorer::AuditView> {
+pub fn audit_view(state: State<'_, AppState>, path: String, leaf_id: Option<String>) -> R<pi_session_app::explorer::AuditView> {
     Ok(state.explorer().audit_view(&path, leaf_id.as_deref())?)
 }
 
@@ -106,17 +106,17 @@ pub fn set_read_only(state: State<'_, AppState>, on: bool) -> AppInfo {
 // ------------------------------------------------------------------ slim fork, pruned copy, compare
 
 #[tauri::command(async)]
-pub fn slim_preview(state: State<'_, AppState>, path: String, id: String) -> R<pi_session::steer::SlimPreview> {
+pub fn slim_preview(state: State<'_, AppState>, path: String, id: String) -> R<pi_session_app::explorer::SlimPreview> {
     Ok(state.explorer().slim_preview(&path, &id)?)
 }
 
 #[tauri::command(async)]
-pub fn fork_slim(state: State<'_, AppState>, path: String, id: String) -> R<pi_session::steer::NewFileResult> {
+pub fn fork_slim(state: State<'_, AppState>, path: String, id: String) -> R<pi_session_app::explorer::NewFileResult> {
     Ok(state.explorer().fork_slim(&path, &id)?)
 }
 
 #[tauri::command(async)]
-pub fn prune_session(state: State<'_, AppState>, path: String, keep: Vec<String>) -> R<pi_session::steer::NewFileResult> {
+pub fn prune_session(state: State<'_, AppState>, path: String, keep: Vec<String>) -> R<pi_session_app::explorer::NewFileResult> {
     Ok(state.explorer().prune(&path, &keep)?)
 }
 
@@ -166,7 +166,7 @@ pub fn set_root_read_only(state: State<'_, AppState>, name: String, on: bool) ->
 }
 #[tauri::command(async)]
 pub fn recent_roots() -> Vec<String> {
-    pi_session::recent::load(&crate::recent_file()).iter().map(|p| pi_session::pathstr::encode(p)).collect()
+    pi_session_app::recent::load(&crate::recent_file()).iter().map(|p| pi_session::pathstr::encode(p)).collect()
 }
 
 #[tauri::command(async)]

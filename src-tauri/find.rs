@@ -2,114 +2,39 @@
 //! The state is built beside the explorer's; the index builds in the background after the
 //! listing and is brought up to date (incrementally) before each query.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
 
-use pi_session::api::ApiError;
 use pi_session::dashboard::{Dashboard, DashboardQuery};
-use pi_session_find::background::at_low_priority;
-use pi_session_find::moves::{plan_archived, MoveBatch, MoveItem, MovePlan};
+use pi_session_app::api::ApiError;
+use pi_session_app::explorer::Explorer;
+use pi_session_app::find::FindState;
 use pi_session_find::damage::SetAside;
-use pi_session_find::organise::{MarkFilter, MarkSelection, Marks, Organiser, TagCount};
-use pi_session::explorer::Explorer;
-use pi_session_find::roots::{hits_in_file_all, search_all, status_all, update_all};
-use pi_session_find::{RootIndexes, SearchIndex, SearchIndexProgress, SearchIndexStatus, SearchResults};
+use pi_session_find::moves::{plan_archived, MoveBatch, MoveItem, MovePlan};
+use pi_session_find::organise::{MarkFilter, MarkSelection, Marks, TagCount};
+use pi_session_find::{SearchIndexStatus, SearchResults};
 use tauri::{Emitter, State};
 
 use crate::AppState;
 
 type R<T> = Result<T, ApiError>;
 
-/// Opened on first use (a window that never searches or tags creates no database). Each root
-/// of the view has its own index (another folder opened in the window gets its own too). The
-/// organiser's database is opened again on each use until it opens: a damaged one answers
-/// `organiser-damaged` until the user sets it aside.
-pub struct FindState {
-    indexes: RootIndexes,
-    organiser: Mutex<Option<Arc<Organiser>>>,
-    status: Arc<Mutex<SearchIndexStatus>>,
+/// The find state of the window: the app's, with the organiser's database in the data folder.
+pub fn find_state() -> FindState {
+    FindState::with_organiser(crate::data_dir().join("organise.sqlite"))
 }
 
-fn organiser_db() -> PathBuf {
-    crate::data_dir().join("organise.sqlite")
-}
-
-fn roots_of(ex: &Explorer) -> Vec<PathBuf> {
-    ex.roots().specs().iter().map(|s| s.path.clone()).collect()
-}
-
-impl FindState {
-    pub fn new() -> FindState {
-        FindState { indexes: RootIndexes::new(), organiser: Mutex::new(None), status: Arc::new(Mutex::new(SearchIndexStatus::default())) }
-    }
-
-    /// The indexes of the explorer's roots, opened when first asked for.
-    fn indexes(&self, ex: &Explorer) -> R<Vec<Arc<SearchIndex>>> {
-        Ok(self.indexes.of(&roots_of(ex))?)
-    }
-
-    fn organiser(&self) -> R<Arc<Organiser>> {
-        let mut o = self.organiser.lock().unwrap();
-        if let Some(o) = o.as_ref() {
-            return Ok(o.clone());
-        }
-        let opened = Arc::new(Organiser::open(&organiser_db())?);
-        *o = Some(opened.clone());
-        Ok(opened)
-    }
-
-    /// Sets the damaged organiser database aside (renamed beside itself, never deleted); the
-    /// next use starts a new one.
-    fn set_aside_organiser(&self) -> R<SetAside> {
-        let mut o = self.organiser.lock().unwrap();
-        // Our own connection closed first (on our side nothing writes to the file again).
-        *o = None;
-        Ok(pi_session_find::organise::set_aside(&organiser_db())?)
-    }
-
-    /// Builds or updates the index of every root, reporting `search-index-progress` events
-    /// (files done over files to do, across the roots).
-    pub fn build<R: tauri::Runtime>(&self, app: &tauri::AppHandle<R>, ex: &Explorer) {
-        // Opening an index may recover its write-ahead log: background work too.
-        let Ok(ixs) = at_low_priority(|| self.indexes(ex)) else { return };
-        let status = self.status.clone();
-        status.lock().unwrap().building = true;
-        let mut before = SearchIndexProgress::default();
-        let mut error = None;
-        for ix in &ixs {
-            // At the lowest CPU priority: the window, the listing and opened sessions go first.
-            let r = at_low_priority(|| {
-                ix.update(|p| {
-                    let all = SearchIndexProgress { done: before.done + p.done, total: before.total + p.total };
-                    status.lock().unwrap().progress = all;
-                    let _ = app.emit("search-index-progress", all);
-                })
-            });
-            before = status.lock().unwrap().progress;
-            if let Err(e) = r {
-                error = Some(e.to_string());
-            }
-        }
-        let all = status_all(&ixs).unwrap_or_default();
-        let mut s = status.lock().unwrap();
-        s.building = false;
-        s.error = error;
-        s.files_indexed = all.files_indexed;
-        s.bytes_on_disk = all.bytes_on_disk;
-        s.damaged = all.damaged;
-        let _ = app.emit("search-index-progress", SearchIndexProgress { done: s.progress.total, total: s.progress.total });
-    }
+/// Builds or updates the index of every root, reporting `search-index-progress` events
+/// (files done over files to do, across the roots).
+pub fn build<R: tauri::Runtime>(find: &FindState, app: &tauri::AppHandle<R>, ex: &Explorer) {
+    find.build(ex, |p| {
+        let _ = app.emit("search-index-progress", p);
+    });
 }
 
 #[tauri::command(async)]
 pub fn search_index_status(state: State<'_, AppState>, find: State<'_, FindState>) -> R<SearchIndexStatus> {
-    let all = status_all(&find.indexes(&state.explorer())?)?;
-    let mut s = find.status.lock().unwrap().clone();
-    s.files_indexed = all.files_indexed;
-    s.bytes_on_disk = all.bytes_on_disk;
-    s.damaged = all.damaged;
-    Ok(s)
+    find.status(&state.explorer())
 }
 
 /// Runs a query on the indexes of every root; unless a background build is running, each
@@ -117,19 +42,13 @@ pub fn search_index_status(state: State<'_, AppState>, find: State<'_, FindState
 /// copies that the list shows once are left out of the hits.
 #[tauri::command(async)]
 pub fn search_indexed(state: State<'_, AppState>, find: State<'_, FindState>, query: String, limit: u32) -> R<SearchResults> {
-    let ex = state.explorer();
-    let ixs = find.indexes(&ex)?;
-    update_all(&ixs)?;
-    let hidden: HashSet<PathBuf> = ex.shadowed_copies().into_iter().map(|(p, _)| p).collect();
-    Ok(search_all(&ixs, &hidden, &query, limit as usize)?)
+    find.search(&state.explorer(), &query, limit as usize)
 }
 
 /// Ids of every entry of one session that a query matches (the bands in the tree).
 #[tauri::command(async)]
 pub fn search_hits_in_session(state: State<'_, AppState>, find: State<'_, FindState>, path: String, query: String) -> R<Vec<String>> {
-    let ex = state.explorer();
-    ex.resolve(&path)?;
-    Ok(hits_in_file_all(&find.indexes(&ex)?, &query, &path)?)
+    find.hits_in_file(&state.explorer(), &query, &path)
 }
 
 #[tauri::command(async)]
@@ -248,7 +167,7 @@ pub fn export_session(state: State<'_, AppState>, path: String, leaf_id: Option<
     let (text, ext) = match format.as_str() {
         "html" => (to_html(&s, scope)?, "html"),
         "md" => (to_markdown(&s, scope)?, "md"),
-        other => return Err(ApiError { code: pi_session::api::ErrorCode::Invalid, message: format!("unknown export format {other:?} (html or md)") }),
+        other => return Err(ApiError { code: pi_session_app::api::ErrorCode::Invalid, message: format!("unknown export format {other:?} (html or md)") }),
     };
     let dir = export_dir();
     std::fs::create_dir_all(&dir).map_err(|e| ApiError::from(pi_session::Error::io(&dir, e)))?;

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use clap::Parser;
-use pi_session::explorer::Explorer;
+use pi_session_app::explorer::Explorer;
 use pi_session::roots::{RootSpec, Roots};
 use pi_session::scan::resolve_root;
 use tauri::{Emitter, Manager};
@@ -55,7 +55,7 @@ pub enum View {
 pub struct AppState {
     explorer: RwLock<Arc<Explorer>>,
     /// The watchers of the explorer's roots, by root folder.
-    watchers: Mutex<Vec<(PathBuf, pi_session::watch::RootWatch)>>,
+    watchers: Mutex<Vec<(PathBuf, pi_session_app::watch::RootWatch)>>,
     pub data_dir: PathBuf,
 }
 
@@ -76,7 +76,7 @@ impl AppState {
 
 /// The file of recently opened roots in the app's data folder.
 pub fn recent_file() -> PathBuf {
-    pi_session::recent::file_in(&data_dir())
+    pi_session_app::recent::file_in(&data_dir())
 }
 
 /// Where the demo is copied: `$PI_EXPLORER_DATA_DIR`, else the platform data folder.
@@ -136,7 +136,7 @@ fn explorer_for_root(opts: &Options) -> Explorer {
 
 /// Registers the state and every command on a builder (shared with the mock-runtime tests).
 pub fn with_commands<R: tauri::Runtime>(builder: tauri::Builder<R>, explorer: Arc<Explorer>) -> tauri::Builder<R> {
-    builder.manage(AppState::new(explorer, data_dir())).manage(find::FindState::new()).invoke_handler(tauri::generate_handler![
+    builder.manage(AppState::new(explorer, data_dir())).manage(find::find_state()).invoke_handler(tauri::generate_handler![
         commands::app_info,
         commands::list_sessions,
         commands::fork_graph,
@@ -207,7 +207,7 @@ pub fn start_explorer<R: tauri::Runtime>(handle: &tauri::AppHandle<R>, explorer:
         watch_roots(&handle, &explorer);
         explorer.prepare();
         // Then the search indexes, in the background (incremental after the first run).
-        handle.state::<find::FindState>().build(&handle, &explorer);
+        find::build(&handle.state::<pi_session_app::find::FindState>(), &handle, &explorer);
     });
 }
 
@@ -224,7 +224,7 @@ pub fn watch_roots<R: tauri::Runtime>(handle: &tauri::AppHandle<R>, explorer: &A
         }
         let watched = explorer.clone();
         let events = handle.clone();
-        match pi_session::watch::watch_root(root, Duration::from_millis(60), move |ev| {
+        match pi_session_app::watch::watch_root(root, Duration::from_millis(60), move |ev| {
             watched.root_changed();
             let _ = events.emit("root-changed", ev);
         }) {
@@ -246,12 +246,12 @@ pub fn roots_changed<R: tauri::Runtime>(handle: &tauri::AppHandle<R>) {
     watch_roots(handle, &explorer);
     let handle = handle.clone();
     let _ = std::thread::Builder::new().name("index-roots".into()).spawn(move || {
-        handle.state::<find::FindState>().build(&handle, &explorer);
+        find::build(&handle.state::<pi_session_app::find::FindState>(), &handle, &explorer);
     });
 }
 
 /// Opens another sessions root in the running app (the folder picker).
-pub fn open_root<R: tauri::Runtime>(handle: &tauri::AppHandle<R>, path: &std::path::Path) -> Result<pi_session::api::AppInfo, pi_session::Error> {
+pub fn open_root<R: tauri::Runtime>(handle: &tauri::AppHandle<R>, path: &std::path::Path) -> Result<pi_session_app::api::AppInfo, pi_session::Error> {
     let state = handle.state::<AppState>();
     let old = state.explorer();
     let real = std::fs::canonicalize(path).map_err(|e| pi_session::Error::io(path, e))?;
@@ -263,7 +263,7 @@ pub fn open_root<R: tauri::Runtime>(handle: &tauri::AppHandle<R>, path: &std::pa
     explorer.set_read_only(info.read_only);
     state.replace(explorer.clone());
     start_explorer(handle, explorer.clone());
-    if let Err(e) = pi_session::recent::remember(&recent_file(), &real) {
+    if let Err(e) = pi_session_app::recent::remember(&recent_file(), &real) {
         tracing::warn!("cannot remember the root: {e}");
     }
     Ok(explorer.app_info())
@@ -278,7 +278,7 @@ pub fn run() {
         .setup(move |app| {
             let explorer = app.state::<AppState>().explorer();
             if !explorer.app_info().demo {
-                if let Err(e) = pi_session::recent::remember(&recent_file(), &root) {
+                if let Err(e) = pi_session_app::recent::remember(&recent_file(), &root) {
                     tracing::warn!("cannot remember the root: {e}");
                 }
             }

@@ -250,7 +250,7 @@ fn main() -> ExitCode {
             eprintln!("pi-session: {e}");
             // Another process is writing a line to the file: the same command may be run again
             // (EX_TEMPFAIL).
-            ExitCode::from(if e.error_code() == pi_session::api::ErrorCode::Busy { 75 } else { 1 })
+            ExitCode::from(if matches!(e, pi_session::Error::Busy { .. }) { 75 } else { 1 })
         }
     }
 }
@@ -439,8 +439,8 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
             if json {
                 print_json(&TreeJson::of(&s))?;
             } else if graph {
-                let layout = pi_session::layout::Layout::build(&s, &pi_session::api::TreeQuery::default());
-                print!("{}", pi_session::layout::ascii(&layout, &[&s]));
+                let layout = pi_session_app::layout::Layout::build(&s, &pi_session_app::api::TreeQuery::default());
+                print!("{}", pi_session_app::layout::ascii(&layout, &[&s]));
                 print_diags(&s.diagnostics());
             } else {
                 print!("{}", pi_session::view::ascii_tree(&s));
@@ -582,7 +582,7 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
         Cmd::Dashboard { root, bucket, top, json } => {
             use pi_session::dashboard::{BucketSize, DashboardQuery};
             let q = DashboardQuery { bucket: if bucket == "week" { BucketSize::Week } else { BucketSize::Day }, top };
-            let ex = pi_session::explorer::Explorer::new_multi(root.roots(), "flag", true)?;
+            let ex = pi_session_app::explorer::Explorer::new_multi(root.roots(), "flag", true)?;
             let d = ex.dashboard(&q);
             if json {
                 print_json(&d)?;

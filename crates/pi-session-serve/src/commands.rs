@@ -8,13 +8,13 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use pi_session::api::{ApiError, ErrorCode, ForkPosition, TreeQuery};
-use pi_session::explorer::Explorer;
+use pi_session_app::api::{ApiError, ErrorCode, ForkPosition, TreeQuery};
+use pi_session_app::explorer::Explorer;
+use pi_session_app::find::FindState;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::find::Find;
 use crate::{ServeError, Shared};
 
 #[derive(Deserialize)]
@@ -221,9 +221,8 @@ fn args<T: DeserializeOwned>(command: &str, v: Value) -> Result<T, ServeError> {
 }
 
 /// The window's `{code, message}` of a core error.
-pub(crate) fn core(e: pi_session::Error) -> ServeError {
-    let ApiError { code, message } = e.into();
-    ServeError::Core { code, message }
+fn core(e: pi_session::Error) -> ServeError {
+    ApiError::from(e).into()
 }
 
 fn internal(message: String) -> ServeError {
@@ -242,7 +241,7 @@ fn val<T: Serialize>(t: T) -> Result<Value, ServeError> {
 /// Runs one command on the explorer, as the window's command of that name does (the names are
 /// those of `src-tauri/build.rs`; tests/commands.rs checks that they are all here). `arguments`
 /// is the JSON object the UI sends (`{}` or `null` for none).
-pub fn call(ex: &Explorer, find: &Find, command: &str, arguments: Value) -> Result<Value, ServeError> {
+pub fn call(ex: &Explorer, find: &FindState, command: &str, arguments: Value) -> Result<Value, ServeError> {
     let v = if arguments.is_null() { Value::Object(Default::default()) } else { arguments };
     let c = command;
     match command {
@@ -343,7 +342,7 @@ pub fn call(ex: &Explorer, find: &Find, command: &str, arguments: Value) -> Resu
         }
         "search_index_status" => {
             args::<NoArgs>(c, v)?;
-            val(find.status(ex)?)
+            val(find.index_status(ex)?)
         }
         "search_indexed" => {
             let a: Search = args(c, v)?;
@@ -351,7 +350,7 @@ pub fn call(ex: &Explorer, find: &Find, command: &str, arguments: Value) -> Resu
         }
         "search_hits_in_session" => {
             let a: PathQuery = args(c, v)?;
-            val(find.hits_in_file(ex, &a.query, &a.path)?)
+            val(find.hits_in_file_updated(ex, &a.query, &a.path)?)
         }
         "dashboard" => val(ex.dashboard(&args::<Dash>(c, v)?.query)),
         // Tags, pins and archive live in the window's own data folder, and an export is a file

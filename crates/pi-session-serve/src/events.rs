@@ -8,7 +8,7 @@ use std::time::Duration;
 use axum::extract::State;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use futures_util::stream::Stream;
-use pi_session::api::{IndexProgress, RootChanged};
+use pi_session_app::api::{IndexProgress, RootChanged};
 use tokio::sync::broadcast;
 
 use crate::Shared;

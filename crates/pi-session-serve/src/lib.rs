@@ -14,7 +14,6 @@
 pub mod assets;
 pub mod commands;
 mod conns;
-mod find;
 mod events;
 pub mod guard;
 
@@ -27,13 +26,13 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use pi_session::api::ErrorCode;
-use pi_session::explorer::Explorer;
+use pi_session_app::api::ErrorCode;
+use pi_session_app::explorer::Explorer;
 use tokio::sync::{broadcast, oneshot};
 
 pub use commands::call;
 pub use conns::DEFAULT_MAX_CONNECTIONS;
-pub use find::Find;
+pub use pi_session_app::find::FindState;
 
 /// The port `pi-session serve` listens on by default (on 127.0.0.1).
 pub const DEFAULT_PORT: u16 = 8765;
@@ -121,6 +120,13 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
 }
 
 /// `{code, message}` with the status for the code.
+/// An error of the app as the UI sees it (`{code, message}`).
+impl From<pi_session_app::api::ApiError> for ServeError {
+    fn from(e: pi_session_app::api::ApiError) -> ServeError {
+        ServeError::Core { code: e.code, message: e.message }
+    }
+}
+
 impl IntoResponse for ServeError {
     fn into_response(self) -> Response {
         (self.status(), Json(serde_json::json!({ "code": self.code(), "message": self.to_string() }))).into_response()
@@ -184,7 +190,7 @@ pub(crate) struct Shared {
     pub bound: SocketAddr,
     pub events: broadcast::Sender<events::Event>,
     /// The served root's full-text index, opened on first use.
-    pub find: Arc<find::Find>,
+    pub find: Arc<FindState>,
 }
 
 /// A running server; dropping it does not stop it, [`Server::stop`] does.
@@ -194,7 +200,7 @@ pub struct Server {
     explorer: Arc<Explorer>,
     shutdown: Option<oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
-    _watch: Option<pi_session::watch::RootWatch>,
+    _watch: Option<pi_session_app::watch::RootWatch>,
 }
 
 impl Server {
@@ -232,7 +238,7 @@ impl Server {
         let watch = if cfg.watch {
             let watched = explorer.clone();
             let changes = events.clone();
-            match pi_session::watch::watch_root(explorer.root(), Duration::from_millis(60), move |ev| {
+            match pi_session_app::watch::watch_root(explorer.root(), Duration::from_millis(60), move |ev| {
                 watched.root_changed();
                 let _ = changes.send(events::Event::RootChanged(ev));
             }) {
@@ -251,7 +257,7 @@ impl Server {
         let prepare = explorer.clone();
         let _ = std::thread::Builder::new().name("prepare".into()).spawn(move || prepare.prepare());
 
-        let shared = Arc::new(Shared { explorer: explorer.clone(), token: token.clone(), bound: addr, events, find: Arc::new(find::Find::default()) });
+        let shared = Arc::new(Shared { explorer: explorer.clone(), token: token.clone(), bound: addr, events, find: Arc::new(FindState::new()) });
         let app = router(shared);
         let (tx, rx) = oneshot::channel::<()>();
         let thread = std::thread::Builder::new()

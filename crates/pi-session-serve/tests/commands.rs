@@ -6,7 +6,7 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::*;
-use pi_session::explorer::Explorer;
+use pi_session_app::explorer::Explorer;
 use pi_session_serve::{call, ServeError};
 use serde_json::json;
 
@@ -32,7 +32,7 @@ fn every_window_command_is_served_and_in_the_ui_table() {
     let root = tmp.path().join("sessions");
     copy_tree(&repo.join("demo/sessions"), &root);
     let ex = Explorer::new(root, "flag", true);
-    let find = pi_session_serve::Find::default();
+    let find = pi_session_serve::FindState::new();
     for c in &window {
         // Missing arguments are an `invalid` answer, not an unknown command (a window-only
         // command without arguments answers that it is the window's).

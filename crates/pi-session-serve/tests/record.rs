@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use common::*;
-use pi_session::explorer::Explorer;
+use pi_session_app::explorer::Explorer;
 use serde_json::{json, Value};
 
 const ROOT: &str = "/demo/sessions";
@@ -73,7 +73,7 @@ fn record(name: &str, calls: &[Value], tmp: &Path) -> Value {
     copy_tree(&repo_root().join("demo/sessions"), &root);
     let root = root.canonicalize().unwrap();
     let explorer = Explorer::new(root.clone(), "flag", false);
-    let find = pi_session_serve::Find::default();
+    let find = pi_session_serve::FindState::new();
     let mut rw = Rewrite { subs: vec![(root.display().to_string(), ROOT.to_string())], numbers: vec![] };
     let mut made = 0u32;
     let mut step = 0u32;

@@ -278,10 +278,11 @@ pub fn build(tmp: &Path, committed: &Path) -> Folder {
     Folder { root, cases, largest_file, skipped }
 }
 
-/// The committed examples, seen from a crate's manifest folder.
-pub fn committed_dir(manifest_dir: &str, from_cli: bool) -> PathBuf {
+/// The committed examples, seen from a crate's manifest folder (`sibling`: another crate's than
+/// `pi-session`'s).
+pub fn committed_dir(manifest_dir: &str, sibling: bool) -> PathBuf {
     let m = Path::new(manifest_dir);
-    if from_cli {
+    if sibling {
         m.join("../pi-session/tests/damage")
     } else {
         m.join("tests/damage")
