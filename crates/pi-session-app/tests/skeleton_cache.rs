@@ -7,9 +7,10 @@ mod common;
 mod fixture;
 
 
-use fixture::{full, observable, session};
 use pi_session::session::CacheUse;
 use pi_session_app::explorer::Explorer;
+
+use fixture::{full, observable, session};
 
 #[test]
 fn the_app_saves_a_snapshot_off_the_request_and_a_restart_opens_from_it() {

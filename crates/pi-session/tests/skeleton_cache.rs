@@ -9,9 +9,10 @@ mod fixture;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use fixture::{full, observable, session, session_of};
 use pi_session::session::CacheUse;
 use pi_session::Session;
+
+use fixture::{full, observable, session, session_of};
 
 fn snapshot(cache: &Path) -> PathBuf {
     let mut all: Vec<_> = std::fs::read_dir(cache.join("skeletons")).unwrap().map(|e| e.unwrap().path()).collect();
