@@ -1,35 +1,72 @@
-//! The fork graph across files: child → parent from the header's `parentSession`.
+//! Lineage across files: child → parent from the header's `parentSession`, found at the
+//! recorded path or again by session id ([`crate::relink`]).
 //!
-//! The fork point is the deepest entry on the child's active path whose id is also in the
-//! parent (copied lines keep their ids). Missing parents and parent cycles are reported,
-//! never followed forever.
+//! A child that shares entries with its parent is a **fork** (pi's `/fork`, our fork): its
+//! fork point is the deepest entry on the child's active path whose id is also in the parent
+//! (copied lines keep their ids). A child that shares none is a **spawn** (a subagent run, an
+//! extension's `newSession({ parentSession })`): the parent entry that started it is found by
+//! [`crate::spawn`]. Each session's own and family figures come from [`crate::family`]; children
+//! written outside the roots and named in a tool result from [`crate::outside`]. Missing parents
+//! and parent cycles are reported, never followed forever.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::diag::{DiagKind, Diagnostic};
+use crate::spawn::{Child, SpawnSite};
 use crate::summary::SessionSummary;
 use crate::Session;
 
 /// How a session's `parentSession` link resolves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub enum ForkStatus {
+    /// The parent is the listed session at the recorded path.
     Ok,
+    /// The recorded path does not hold the parent (missing, outside the root, through a link
+    /// leaving it, or another session); the parent was found by its session id.
+    Relinked,
     ParentMissing,
+    /// The recorded path holds another session, and no listed session has the parent's id.
+    ParentMismatch,
+    /// The recorded file exists outside the sessions root and no listed session has its id.
+    ParentOutside,
     Cycle,
+    /// The child itself lies outside the roots: a session file a tool call or result of its
+    /// parent names (read no further than its header).
+    OutsideRoots,
 }
 
+impl ForkStatus {
+    /// The parent is a listed session (the recorded path or found by id).
+    pub fn linked(self) -> bool {
+        matches!(self, ForkStatus::Ok | ForkStatus::Relinked)
+    }
+}
+
+/// What a child is to its parent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub enum LinkKind {
+    /// Shares entries with its parent (copied with their ids): has a fork point.
+    Fork,
+    /// Shares no entry with its parent: started by it (a subagent run).
+    Spawn,
+}
+
+/// One session's lineage: the `pi-session forks --json` shape.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ForkInfo {
     #[serde(with = "crate::pathstr::serde_path")]
     pub path: PathBuf,
     pub id: Option<String>,
+    /// The header's `parentSession` as recorded.
     pub parent_session: Option<String>,
+    /// The parent file: the recorded path resolved, or the session found by id (`relinked`).
     #[serde(with = "crate::pathstr::serde_opt_path")]
     pub parent_path: Option<PathBuf>,
     pub fork_point_id: Option<String>,
@@ -40,6 +77,213 @@ pub struct ForkInfo {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fork_point_preview: Option<String>,
     pub status: ForkStatus,
+    /// Fork or spawn, when the parent could be read (absent: no parent, or not found).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<LinkKind>,
+    /// A spawn: the parent's entry holding the tool call that started it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spawned_by: Option<String>,
+    /// That tool call's id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spawned_by_tool_call: Option<String>,
+    /// No tool call or result names the child: `spawnedBy` is the last parent entry before
+    /// the child's header time.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub spawned_by_guess: bool,
+    /// The recorded path holds another session: its id (the link was not trusted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stale_path_id: Option<String>,
+    /// Tokens and cost of the entries this file added (a fork's copied entries are its
+    /// parent's).
+    pub own_tokens: f64,
+    pub own_cost: f64,
+    /// Own figures of the session and of its spawns, recursively (docs/format.md, "Family").
+    pub family_tokens: f64,
+    pub family_cost: f64,
+    /// Sessions in the family: the session and its spawns, recursively.
+    pub family_size: u32,
+    /// Tokens and cost of the copied entries (a fork's entries whose ids are in the parent).
+    #[serde(skip)]
+    pub copied: (f64, f64),
+}
+
+impl ForkInfo {
+    /// A session with no link resolved yet.
+    pub fn of(s: &SessionSummary) -> ForkInfo {
+        ForkInfo {
+            path: s.path.clone(),
+            id: s.id.clone(),
+            parent_session: s.parent_session.clone(),
+            parent_path: None,
+            fork_point_id: None,
+            fork_point_line: None,
+            fork_point_preview: None,
+            status: ForkStatus::Ok,
+            kind: None,
+            spawned_by: None,
+            spawned_by_tool_call: None,
+            spawned_by_guess: false,
+            stale_path_id: None,
+            own_tokens: s.tokens,
+            own_cost: s.cost,
+            family_tokens: s.tokens,
+            family_cost: s.cost,
+            family_size: 1,
+            copied: (0.0, 0.0),
+        }
+    }
+
+    /// Sets what comparing the child with its parent found.
+    pub(crate) fn set_point(&mut self, p: &Point) {
+        self.fork_point_id = p.fork_point_id.clone();
+        self.fork_point_line = p.fork_point_line;
+        self.fork_point_preview = p.fork_point_preview.clone();
+        self.kind = Some(if p.fork_point_id.is_some() { LinkKind::Fork } else { LinkKind::Spawn });
+        self.spawned_by = p.site.as_ref().map(|s| s.entry_id.clone());
+        self.spawned_by_tool_call = p.site.as_ref().and_then(|s| s.tool_call_id.clone());
+        self.spawned_by_guess = p.site.as_ref().is_some_and(|s| s.guess);
+        self.copied = p.copied;
+    }
+
+    /// Clears what was found at a parent that is no longer the parent.
+    pub(crate) fn clear_point(&mut self) {
+        self.set_point(&Point::default());
+        self.kind = None;
+    }
+}
+
+/// The lineage fields `pi-session list --json` adds to a session.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListFields<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_path: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fork_status: Option<ForkStatus>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<LinkKind>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fork_point_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spawned_by: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spawned_by_tool_call: Option<&'a str>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub spawned_by_guess: bool,
+    pub own_tokens: f64,
+    pub own_cost: f64,
+    pub family_tokens: f64,
+    pub family_cost: f64,
+    pub family_size: u32,
+}
+
+/// The parent link `pi-session tree --json` adds (`lineage`).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TreeLink<'a> {
+    pub parent_session: Option<&'a str>,
+    pub parent_path: Option<String>,
+    pub status: ForkStatus,
+    pub kind: Option<LinkKind>,
+    pub fork_point_id: Option<&'a str>,
+    pub spawned_by: Option<&'a str>,
+    pub spawned_by_tool_call: Option<&'a str>,
+    pub spawned_by_guess: bool,
+    pub stale_path_id: Option<&'a str>,
+}
+
+impl ForkInfo {
+    pub fn list_fields(&self) -> ListFields<'_> {
+        ListFields {
+            parent_path: self.parent_path.as_deref().map(crate::pathstr::encode),
+            fork_status: self.parent_session.is_some().then_some(self.status),
+            kind: self.kind,
+            fork_point_id: self.fork_point_id.as_deref(),
+            spawned_by: self.spawned_by.as_deref(),
+            spawned_by_tool_call: self.spawned_by_tool_call.as_deref(),
+            spawned_by_guess: self.spawned_by_guess,
+            own_tokens: self.own_tokens,
+            own_cost: self.own_cost,
+            family_tokens: self.family_tokens,
+            family_cost: self.family_cost,
+            family_size: self.family_size,
+        }
+    }
+
+    pub fn tree_link(&self) -> TreeLink<'_> {
+        TreeLink {
+            parent_session: self.parent_session.as_deref(),
+            parent_path: self.parent_path.as_deref().map(crate::pathstr::encode),
+            status: self.status,
+            kind: self.kind,
+            fork_point_id: self.fork_point_id.as_deref(),
+            spawned_by: self.spawned_by.as_deref(),
+            spawned_by_tool_call: self.spawned_by_tool_call.as_deref(),
+            spawned_by_guess: self.spawned_by_guess,
+            stale_path_id: self.stale_path_id.as_deref(),
+        }
+    }
+}
+
+/// What comparing a child with its parent finds (kept in the listing cache).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Point {
+    pub fork_point_id: Option<String>,
+    #[serde(default)]
+    pub fork_point_line: Option<u32>,
+    #[serde(default)]
+    pub fork_point_preview: Option<String>,
+    /// A spawn: where the parent started it.
+    #[serde(default)]
+    pub site: Option<SpawnSite>,
+    /// Tokens and cost of the child's entries whose ids are in the parent.
+    #[serde(default)]
+    pub copied: (f64, f64),
+}
+
+/// Compares each child with `parent` (one open of the parent, one scan of its tool calls for
+/// all its spawns).
+pub fn points(parent: &Session, children: &[&Session]) -> Vec<Point> {
+    let mut out: Vec<Point> = children
+        .iter()
+        .map(|child| {
+            let id = fork_point(child, parent);
+            Point {
+                fork_point_line: id.as_deref().and_then(|id| parent.index.entry(id)).map(|e| e.line),
+                fork_point_preview: point_preview(parent, id.as_deref()),
+                fork_point_id: id,
+                site: None,
+                copied: copied_usage(child, parent),
+            }
+        })
+        .collect();
+    let spawns: Vec<usize> = (0..out.len()).filter(|&k| out[k].fork_point_id.is_none()).collect();
+    if !spawns.is_empty() {
+        let header_ms = |s: &Session| s.index.header.as_ref().and_then(|h| h.timestamp.as_deref()).and_then(crate::json::parse_iso_ms);
+        let wanted: Vec<Child<'_>> = spawns
+            .iter()
+            .map(|&k| Child { id: children[k].index.header.as_ref().and_then(|h| h.id.as_deref()), path: &children[k].index.path, created: header_ms(children[k]) })
+            .collect();
+        for (k, site) in spawns.into_iter().zip(crate::spawn::spawn_sites(parent, &wanted)) {
+            out[k].site = site;
+        }
+    }
+    out
+}
+
+/// Tokens and cost of `child`'s entries whose ids are in `parent` (copied lines).
+fn copied_usage(child: &Session, parent: &Session) -> (f64, f64) {
+    let mut sum = (0.0, 0.0);
+    for e in &child.index.entries {
+        if let (Some(u), Some(id)) = (crate::summary::counted_usage(e), e.id.as_deref()) {
+            if parent.index.by_id.contains_key(id) {
+                sum.0 += u.tokens();
+                sum.1 += u.cost;
+            }
+        }
+    }
+    sum
 }
 
 /// Short plain text of entry `id` of `s` (≤ 200 chars), for labelling a fork edge.
@@ -66,194 +310,108 @@ pub fn resolve_parent(parent_session: &str, cwd: Option<&str>, root: &Path) -> (
     (root.join(p), true)
 }
 
-fn canon(p: &Path) -> PathBuf {
-    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+/// The lineage of a root's listing.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Lineage {
+    /// One per listed session, in the listing's order.
+    pub links: Vec<ForkInfo>,
+    /// Children outside the root that listed sessions name (status `outside-roots`).
+    pub outside: Vec<ForkInfo>,
 }
 
-/// Computes fork edges for listed sessions. `open` loads a session by path (cached by the caller).
-pub fn fork_graph(
-    root: &Path,
-    sessions: &[SessionSummary],
-    mut open: impl FnMut(&Path) -> Option<std::sync::Arc<Session>>,
-) -> Vec<ForkInfo> {
-    let (mut out, parents) = fork_links(root, sessions);
-    for i in 0..out.len() {
-        let Some(parent_path) = parents[i].clone() else { continue };
-        let (Some(child), Some(parent)) = (open(&sessions[i].path), open(&parent_path)) else { continue };
-        out[i].fork_point_id = fork_point(&child, &parent);
-        out[i].fork_point_line = out[i].fork_point_id.as_deref().and_then(|id| parent.index.entry(id)).map(|e| e.line);
-        out[i].fork_point_preview = point_preview(&parent, out[i].fork_point_id.as_deref());
+impl Lineage {
+    /// Every link, then the children outside the roots: the `forks --json` list.
+    pub fn all(&self) -> impl Iterator<Item = &ForkInfo> {
+        self.links.iter().chain(&self.outside)
     }
-    out
 }
 
-/// [`fork_graph`] with fork points kept in the listing cache (valid while both files are
-/// unchanged), so only new or changed forks open their files.
+/// The lineage of listed sessions, with comparisons of children and parents kept in the
+/// listing cache (valid while both files are unchanged), so only new or changed children open
+/// their files.
 ///
-/// Only forks whose file is in the cache (fully indexed) get a fork point; the others keep
-/// `None` until they are indexed. New fork points are computed on all cores.
-pub fn fork_graph_cached(root: &Path, sessions: &[SessionSummary], cache: &mut crate::cache::ListCache) -> Vec<ForkInfo> {
+/// Only children whose file is in the cache (fully indexed) are compared; the others keep no
+/// fork point and no kind until they are indexed. New comparisons run on all cores, one task
+/// per parent.
+pub fn fork_graph_cached(root: &Path, sessions: &[SessionSummary], cache: &mut crate::cache::ListCache) -> Lineage {
     use crate::cache::CachedFork;
     use crate::session::FileStamp;
     use rayon::prelude::*;
-    let (mut out, parents) = fork_links(root, sessions);
+    let (mut out, parents) = crate::relink::fork_links(root, sessions);
     let stamp = |p: &Path| std::fs::metadata(p).ok().map(|m| FileStamp::of(&m));
-    let mut todo = Vec::new();
+    // parent → (its stamp, children to compare)
+    let mut todo: Vec<(PathBuf, Option<FileStamp>, Vec<usize>)> = Vec::new();
+    let mut at: std::collections::HashMap<PathBuf, usize> = std::collections::HashMap::new();
     for i in 0..out.len() {
         let Some(parent_path) = parents[i].clone() else { continue };
-        let child_path = &sessions[i].path;
-        let Some(entry) = cache.files.get(child_path) else { continue };
+        let Some(entry) = cache.files.get(&sessions[i].path) else { continue };
         let parent_stamp = stamp(&parent_path);
-        // An entry cached before fork points had their text is computed again.
-        match entry.fork.as_ref().filter(|f| f.parent == parent_path && Some(f.parent_stamp) == parent_stamp && (f.fork_point_id.is_none() || f.fork_point_preview.is_some())) {
-            Some(f) => {
-                out[i].fork_point_id = f.fork_point_id.clone();
-                out[i].fork_point_line = f.fork_point_line;
-                out[i].fork_point_preview = f.fork_point_preview.clone();
+        match entry.fork.as_ref().filter(|f| f.parent == parent_path && Some(f.parent_stamp) == parent_stamp) {
+            Some(f) => out[i].set_point(&f.point),
+            None => {
+                let k = *at.entry(parent_path.clone()).or_insert_with(|| {
+                    todo.push((parent_path, parent_stamp, Vec::new()));
+                    todo.len() - 1
+                });
+                todo[k].2.push(i);
             }
-            None => todo.push((i, parent_path, parent_stamp)),
         }
     }
-    type Found = (usize, PathBuf, Option<FileStamp>, Option<(Option<String>, Option<u32>, Option<String>)>);
-    let found: Vec<Found> = todo
+    let found: Vec<(PathBuf, Option<FileStamp>, Vec<(usize, Point)>)> = todo
         .into_par_iter()
-        .map(|(i, parent_path, ps)| {
-            let point = match (Session::open(&sessions[i].path), Session::open(&parent_path)) {
-                (Ok(child), Ok(parent)) => {
-                    let id = fork_point(&child, &parent);
-                    let line = id.as_deref().and_then(|id| parent.index.entry(id)).map(|e| e.line);
-                    let text = point_preview(&parent, id.as_deref());
-                    Some((id, line, text))
-                }
-                _ => None,
-            };
-            (i, parent_path, ps, point)
+        .map(|(parent_path, ps, kids)| {
+            let Ok(parent) = Session::open(&parent_path) else { return (parent_path, ps, Vec::new()) };
+            let opened: Vec<(usize, Session)> = kids.into_iter().filter_map(|i| Session::open(&sessions[i].path).ok().map(|s| (i, s))).collect();
+            let refs: Vec<&Session> = opened.iter().map(|(_, s)| s).collect();
+            let pts = points(&parent, &refs);
+            (parent_path, ps, opened.iter().map(|(i, _)| *i).zip(pts).collect())
         })
         .collect();
-    for (i, parent_path, ps, point) in found {
-        let Some((id, line, text)) = point else { continue };
-        if let (Some(entry), Some(ps)) = (cache.files.get_mut(&sessions[i].path), ps) {
-            entry.fork = Some(CachedFork { parent: parent_path, parent_stamp: ps, fork_point_id: id.clone(), fork_point_line: line, fork_point_preview: text.clone() });
-            cache.changed = true;
+    for (parent_path, ps, pts) in found {
+        for (i, point) in pts {
+            out[i].set_point(&point);
+            if let (Some(entry), Some(ps)) = (cache.files.get_mut(&sessions[i].path), ps) {
+                entry.fork = Some(CachedFork { parent: parent_path.clone(), parent_stamp: ps, point });
+                cache.changed = true;
+            }
         }
-        out[i].fork_point_id = id;
-        out[i].fork_point_line = line;
-        out[i].fork_point_preview = text;
     }
-    out
+    crate::family::apply(sessions, &mut out);
+    let outside = crate::outside::children(&[root], sessions, &out);
+    Lineage { links: out, outside }
 }
 
 /// Per-session findings about `parentSession` (same order as `sessions`): a relative path
-/// (info), a parent file that does not exist (warning), a chain of parents that comes back to
-/// this session (error). Cheap: no session file is opened.
+/// (info), a parent found by its session id (info), a recorded path that holds another session
+/// (warning), a parent outside the root (info), a parent file that does not exist (warning), a
+/// chain of parents that comes back to this session (error). Cheap: no session file is opened.
 pub fn fork_diagnostics(root: &Path, sessions: &[SessionSummary]) -> Vec<Vec<Diagnostic>> {
     if sessions.iter().all(|s| s.parent_session.is_none()) {
         return vec![Vec::new(); sessions.len()];
     }
-    let (links, _) = fork_links(root, sessions);
-    links
-        .iter()
-        .map(|f| {
-            let mut d = Vec::new();
-            let Some(ps) = &f.parent_session else { return d };
-            let resolved = f.parent_path.as_deref().map(|p| p.display().to_string()).unwrap_or_default();
-            if Path::new(ps).is_relative() {
-                d.push(Diagnostic::new(None, DiagKind::ParentSessionRelative, format!("parentSession {ps:?} is relative; resolved to {resolved}")));
-            }
-            match f.status {
-                ForkStatus::Ok => {}
-                ForkStatus::ParentMissing => d.push(Diagnostic::new(None, DiagKind::ParentSessionMissing, format!("parentSession {resolved} does not exist"))),
-                ForkStatus::Cycle => d.push(Diagnostic::new(None, DiagKind::ParentSessionCycle, format!("parentSession {resolved} leads back to this session"))),
-            }
-            d
-        })
-        .collect()
+    let (links, _) = crate::relink::fork_links(root, sessions);
+    links.iter().map(link_diagnostics).collect()
 }
 
-/// Fork edges without fork points: statuses, resolved parent paths, and for each session the
-/// parent file to compare with (when there is one and no cycle).
-fn fork_links(root: &Path, sessions: &[SessionSummary]) -> (Vec<ForkInfo>, Vec<Option<PathBuf>>) {
-    // Sessions by path as listed; a parent path that does not match as written is resolved
-    // (symlinks, `..`) and matched against the listed paths resolved the same way. Resolving
-    // costs a system call per folder in the path, so it is done only when needed.
-    let by_path: HashMap<&Path, usize> = sessions.iter().enumerate().map(|(i, s)| (s.path.as_path(), i)).collect();
-    let mut canon_root: Option<PathBuf> = None;
-    // parent index of each session (None: no parentSession or parent missing)
-    let mut parent_ix: Vec<Option<usize>> = vec![None; sessions.len()];
-    let mut out: Vec<ForkInfo> = Vec::with_capacity(sessions.len());
-    for (i, s) in sessions.iter().enumerate() {
-        let mut info = ForkInfo {
-            path: s.path.clone(),
-            id: s.id.clone(),
-            parent_session: s.parent_session.clone(),
-            parent_path: None,
-            fork_point_id: None,
-            fork_point_line: None,
-            fork_point_preview: None,
-            status: ForkStatus::Ok,
-        };
-        if let Some(ps) = &s.parent_session {
-            let (pp, _) = resolve_parent(ps, s.cwd.as_deref(), root);
-            info.parent_path = Some(pp.clone());
-            let found = by_path.get(pp.as_path()).copied().or_else(|| {
-                let real = canon(&pp);
-                let croot = canon_root.get_or_insert_with(|| canon(root));
-                let rel = real.strip_prefix(&*croot).ok()?;
-                by_path.get(root.join(rel).as_path()).copied()
-            });
-            match found.as_ref() {
-                Some(&j) => parent_ix[i] = Some(j),
-                None if pp.is_file() => {}
-                None => info.status = ForkStatus::ParentMissing,
-            }
-        }
-        out.push(info);
+/// The findings of one resolved link.
+pub fn link_diagnostics(f: &ForkInfo) -> Vec<Diagnostic> {
+    let mut d = Vec::new();
+    let Some(ps) = &f.parent_session else { return d };
+    let resolved = f.parent_path.as_deref().map(|p| p.display().to_string()).unwrap_or_default();
+    if Path::new(ps).is_relative() {
+        d.push(Diagnostic::new(None, DiagKind::ParentSessionRelative, format!("parentSession {ps:?} is relative; resolved to {resolved}")));
     }
-    // Cycles: follow parent links with a visited mark per walk.
-    let n = sessions.len();
-    let mut state = vec![0u8; n]; // 0 new, 1 on current walk, 2 done
-    for start in 0..n {
-        let mut walk: Vec<usize> = Vec::new();
-        let mut cur = Some(start);
-        while let Some(c) = cur {
-            if state[c] == 2 {
-                break;
-            }
-            if state[c] == 1 {
-                let from = walk.iter().position(|&x| x == c).unwrap_or(0);
-                for &x in &walk[from..] {
-                    out[x].status = ForkStatus::Cycle;
-                }
-                break;
-            }
-            state[c] = 1;
-            walk.push(c);
-            cur = parent_ix[c];
-        }
-        for x in walk {
-            state[x] = 2;
-        }
+    if let Some(other) = &f.stale_path_id {
+        d.push(Diagnostic::new(None, DiagKind::ParentSessionMismatch, format!("parentSession {ps} holds another session ({other}), not the parent")));
     }
-    let parents = (0..n)
-        .map(|i| {
-            if out[i].status == ForkStatus::Cycle {
-                return None;
-            }
-            match (parent_ix[i], &out[i].parent_path) {
-                (Some(j), _) => Some(sessions[j].path.clone()),
-                // A parent not listed is read for the fork point, unless it is reached through a
-                // link in the root that leaves it (which nothing reads).
-                (None, Some(p)) if p.is_file() && !leaves_root(p, root) => Some(p.clone()),
-                _ => None,
-            }
-        })
-        .collect();
-    (out, parents)
-}
-
-/// True for a path inside `root` as written that resolves outside it (a link leaving the root).
-fn leaves_root(p: &Path, root: &Path) -> bool {
-    crate::write::lexically_inside(p, root) && crate::write::confine(p, Some(root)).is_err_and(|e| matches!(e, crate::Error::OutsideRoot { .. }))
+    match f.status {
+        ForkStatus::Ok | ForkStatus::ParentMismatch | ForkStatus::OutsideRoots => {}
+        ForkStatus::Relinked => d.push(Diagnostic::new(None, DiagKind::ParentSessionRelinked, format!("parentSession {ps} does not hold the parent here; found by its session id at {resolved}"))),
+        ForkStatus::ParentOutside => d.push(Diagnostic::new(None, DiagKind::ParentSessionOutside, format!("parentSession {resolved} leads outside the sessions root, and no session of the root has its id"))),
+        ForkStatus::ParentMissing => d.push(Diagnostic::new(None, DiagKind::ParentSessionMissing, format!("parentSession {resolved} does not exist"))),
+        ForkStatus::Cycle => d.push(Diagnostic::new(None, DiagKind::ParentSessionCycle, format!("parentSession {resolved} leads back to this session"))),
+    }
+    d
 }
 
 /// The deepest entry on the child's active path whose id is in the parent; failing that, the
@@ -271,4 +429,43 @@ pub fn fork_point(child: &Session, parent: &Session) -> Option<String> {
         .filter(|&i| child.tree.in_tree[i as usize] && shared(i))
         .max_by_key(|&i| (child.tree.depth[i as usize], i))
         .map(|i| child.id_of(i).to_string())
+}
+
+/// The lineage of one file of `root` (`tree`, `check FILE`): its link resolved against the
+/// headers of the root's files (read from their first 16 KB, not indexed), and its fork point
+/// or spawn site. `None` when the file names no parent. Family figures need the whole listing
+/// and are left at the file's own.
+pub fn link_of_file(file: &Path, root: &Path) -> Option<ForkInfo> {
+    use rayon::prelude::*;
+    let size = std::fs::metadata(file).ok()?.len();
+    let me = SessionSummary::quick(file, size);
+    me.parent_session.as_ref()?;
+    let found = crate::scan::scan(root).files;
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let real = canon(file);
+    let mut sessions: Vec<SessionSummary> = found.par_iter().map(|f| SessionSummary::quick(&f.path, f.size)).collect();
+    let i = match sessions.iter().position(|s| s.path == file || canon(&s.path) == real) {
+        Some(i) => i,
+        None => {
+            sessions.push(me);
+            sessions.len() - 1
+        }
+    };
+    let (links, parents) = crate::relink::fork_links(root, &sessions);
+    let mut f = links.into_iter().nth(i)?;
+    f.path = file.to_path_buf();
+    if let Some(pp) = &parents[i] {
+        if let (Ok(child), Ok(parent)) = (Session::open(file), Session::open(pp)) {
+            if let Some(p) = points(&parent, &[&child]).first() {
+                f.set_point(p);
+            }
+            let own = SessionSummary::of(&child, size);
+            let copied = if f.kind == Some(LinkKind::Fork) && f.status.linked() { f.copied } else { (0.0, 0.0) };
+            f.own_tokens = (own.tokens - copied.0).max(0.0);
+            f.own_cost = (own.cost - copied.1).max(0.0);
+            f.family_tokens = f.own_tokens;
+            f.family_cost = f.own_cost;
+        }
+    }
+    Some(f)
 }
