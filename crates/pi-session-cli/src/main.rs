@@ -606,7 +606,7 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
         }
         Cmd::Dashboard { root, bucket, top, by_family, json } => {
             use pi_session::dashboard::{BucketSize, DashboardQuery};
-            let q = DashboardQuery { bucket: if bucket == "week" { BucketSize::Week } else { BucketSize::Day }, top, by_family };
+            let q = DashboardQuery { bucket: if bucket == "week" { BucketSize::Week } else { BucketSize::Day }, top, by_family: Some(by_family) };
             let ex = pi_session::explorer::Explorer::new_multi(root.roots(), "flag", true)?;
             let d = ex.dashboard(&q);
             if json {

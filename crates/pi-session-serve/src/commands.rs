@@ -101,6 +101,11 @@ struct PathPage {
 }
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct PathOnly {
+    path: String,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[allow(dead_code)]
 struct OpenRoot {
     path: String,
@@ -254,6 +259,10 @@ pub fn call(ex: &Explorer, find: &Find, command: &str, arguments: Value) -> Resu
         "fork_graph" => {
             args::<NoArgs>(c, v)?;
             val(ex.fork_graph())
+        }
+        "open_outside" => {
+            let a: PathOnly = args(c, v)?;
+            ok(ex.open_outside(&a.path))
         }
         "tree_page" => {
             let a: Page = args(c, v)?;

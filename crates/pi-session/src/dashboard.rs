@@ -40,8 +40,10 @@ pub struct DashboardQuery {
     /// Sessions shown per session chart (the biggest by cost); 0 = 50.
     pub top: usize,
     /// The per-session figures by family: one row per family head, with the figures of the
-    /// session and its spawns (a fork's copied entries left out).
-    pub by_family: bool,
+    /// session and its spawns (a fork's copied entries left out). Absent: by session.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub by_family: Option<bool>,
 }
 
 /// Tokens and cost, and the sessions behind them.
@@ -193,7 +195,7 @@ pub fn dashboard(sessions: &[SessionSummary], q: &DashboardQuery) -> Dashboard {
 /// grouping by family needs.
 pub fn dashboard_with(sessions: &[SessionSummary], links: Option<&[crate::forks::ForkInfo]>, q: &DashboardQuery) -> Dashboard {
     let parts: Vec<Option<Part>> = sessions.par_iter().map(|s| part_of(s, q.bucket)).collect();
-    let families = q.by_family.then(|| families(&parts, links)).flatten();
+    let families = q.by_family.unwrap_or(false).then(|| families(&parts, links)).flatten();
     let parts: Vec<Part> = parts.into_iter().flatten().collect();
     let mut totals = Totals::default();
     let mut time: BTreeMap<i64, Figure> = BTreeMap::new();

@@ -201,7 +201,7 @@ fn own_and_family_figures_count_nothing_twice() {
     assert!(close(heads, own), "{heads} != {own}");
     // The dashboard grouped by family: one row per head, with the family's figures.
     let l = list(&fx.root);
-    let d = pi_session::dashboard::dashboard_with(&l.sessions, Some(&g.links), &pi_session::dashboard::DashboardQuery { by_family: true, top: 50, ..Default::default() });
+    let d = pi_session::dashboard::dashboard_with(&l.sessions, Some(&g.links), &pi_session::dashboard::DashboardQuery { by_family: Some(true), top: 50, ..Default::default() });
     let row = d.by_session.iter().find(|r| Path::new(&r.path) == fx.parent).unwrap();
     assert!(close(row.cost, fam) && row.sessions == 6, "{row:?}");
     assert_eq!(d.by_session.len(), 2, "P's family and the fork's");
