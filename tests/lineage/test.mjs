@@ -10,7 +10,8 @@
 //   entries alone);
 // * the folder copied (the original kept): each link goes to the copy's own files (relinked);
 //   the root through a symbolic link: ok, at the link's paths; the folder moved with the original
-//   gone: every link relinked inside the moved root, with the same fork points and tool calls.
+//   gone: every link relinked inside the moved root, with the same fork points and tool calls
+//   (`forks`, and `tree FILE` for each file alone).
 
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -168,6 +169,11 @@ test("a folder moved with its original gone: every link relinked, the same fork 
 		assert.ok(b, f.path);
 		assert.equal(relative(movedRoot, f.parentPath), relative(beforeRoot, b.parentPath));
 		for (const k of ["kind", "forkPointId", "forkPointLine", "spawnedBy", "spawnedByToolCall", "spawnedByGuess"]) assert.deepEqual(f[k], b[k], `${f.path}: ${k}`);
+	}
+	// `tree FILE` resolves the same link for one file, against its root's headers.
+	for (const f of after.filter((f) => f.status === "relinked")) {
+		const t = cli("tree", f.path, "--json").lineage;
+		assert.deepEqual([t.status, t.kind, t.parentPath, t.forkPointId, t.spawnedBy, t.spawnedByToolCall ?? undefined], [f.status, f.kind, f.parentPath, f.forkPointId, f.spawnedBy ?? null, f.spawnedByToolCall], `tree ${f.path}`);
 	}
 	const outside = after.find((f) => f.status === "outside-roots");
 	assert.ok(outside && outside.parentPath.startsWith(movedRoot), "the child outside still names the moved parent");

@@ -439,7 +439,17 @@ pub fn link_of_file(file: &Path, root: &Path) -> Option<ForkInfo> {
     use rayon::prelude::*;
     let size = std::fs::metadata(file).ok()?.len();
     let me = SessionSummary::quick(file, size);
-    me.parent_session.as_ref()?;
+    let ps = me.parent_session.as_ref()?;
+    // The recorded path holds the parent (the common case): its header is enough.
+    let (pp, _) = resolve_parent(ps, me.cwd.as_deref(), root);
+    // (A regular file only: a named pipe would block the read.)
+    if let Some(meta) = std::fs::metadata(&pp).ok().filter(|m| m.is_file()) {
+        let pair = [me.clone(), SessionSummary::quick(&pp, meta.len())];
+        let (links, parents) = crate::relink::fork_links(root, &pair);
+        if matches!(links[0].status, ForkStatus::Ok | ForkStatus::Cycle) {
+            return Some(finish(file, size, links.into_iter().next()?, parents[0].as_deref()));
+        }
+    }
     let found = crate::scan::scan(root).files;
     let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     let real = canon(file);
@@ -452,9 +462,13 @@ pub fn link_of_file(file: &Path, root: &Path) -> Option<ForkInfo> {
         }
     };
     let (links, parents) = crate::relink::fork_links(root, &sessions);
-    let mut f = links.into_iter().nth(i)?;
+    Some(finish(file, size, links.into_iter().nth(i)?, parents[i].as_deref()))
+}
+
+/// [`link_of_file`]'s link with what comparing the file with its parent finds.
+fn finish(file: &Path, size: u64, mut f: ForkInfo, parent: Option<&Path>) -> ForkInfo {
     f.path = file.to_path_buf();
-    if let Some(pp) = &parents[i] {
+    if let Some(pp) = parent {
         if let (Ok(child), Ok(parent)) = (Session::open(file), Session::open(pp)) {
             if let Some(p) = points(&parent, &[&child]).first() {
                 f.set_point(p);
@@ -467,5 +481,5 @@ pub fn link_of_file(file: &Path, root: &Path) -> Option<ForkInfo> {
             f.family_cost = f.own_cost;
         }
     }
-    Some(f)
+    f
 }

@@ -4,9 +4,9 @@
 //! pi records the parent as an absolute path. A folder restored from a backup, synced from
 //! another machine, copied, or reached through a renamed home folder keeps every parent beside
 //! its child under the same name, but not at the recorded path. So the parent is looked up by
-//! the session id the recorded file name holds (`<time>_<uuid>.jsonl`: the header `id`, or the
-//! uuid of a listed file's name; a name without a uuid: the same file name) among the listed
-//! sessions when the recorded path
+//! the session id the recorded file name holds (`<time>_<uuid>.jsonl`: a listed session's header
+//! `id`, or the uuid of the name of a listed file without one; a name without a uuid: the same
+//! file name) among the listed sessions when the recorded path
 //!
 //! * does not exist,
 //! * lies outside the root (a copied folder whose original is still there: the copy links to
@@ -161,19 +161,19 @@ pub(crate) fn leaves_root(p: &Path, root: &Path) -> bool {
     crate::write::lexically_inside(p, root) && crate::write::confine(p, Some(root)).is_err_and(|e| matches!(e, crate::Error::OutsideRoot { .. }))
 }
 
-/// The `id` of a file's header (its first JSON line, within the first 64 KB), if it has one.
+/// The `id` of a file's header (its first JSON line, within the first 16 KB), if it has one.
 pub(crate) fn header_id(path: &Path) -> Option<String> {
     header_of(path).and_then(|h| h.get("id")?.as_str().map(str::to_string))
 }
 
 /// A file's header object (the first line that parses, when it is `type: "session"`), read
-/// from its first 64 KB. Only regular files are opened (a named pipe would block).
+/// from its first 16 KB. Only regular files are opened (a named pipe would block).
 pub(crate) fn header_of(path: &Path) -> Option<serde_json::Map<String, serde_json::Value>> {
     if !std::fs::metadata(path).ok()?.is_file() {
         return None;
     }
     let mut head = Vec::new();
-    std::fs::File::open(path).ok()?.take(64 * 1024).read_to_end(&mut head).ok()?;
+    std::fs::File::open(path).ok()?.take(16 * 1024).read_to_end(&mut head).ok()?;
     let text = String::from_utf8_lossy(&head);
     let line = text.split('\n').map(|l| l.trim_matches(crate::json::is_js_space)).find(|l| !l.is_empty() && serde_json::from_str::<serde_json::Value>(l).is_ok())?;
     match serde_json::from_str::<serde_json::Value>(line).ok()? {
