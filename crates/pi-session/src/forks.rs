@@ -442,8 +442,10 @@ pub fn link_of_file(file: &Path, root: &Path) -> Option<ForkInfo> {
     let ps = me.parent_session.as_ref()?;
     // The recorded path holds the parent (the common case): its header is enough.
     let (pp, _) = resolve_parent(ps, me.cwd.as_deref(), root);
-    // (A regular file only: a named pipe would block the read.)
-    if let Some(meta) = std::fs::metadata(&pp).ok().filter(|m| m.is_file()) {
+    // (A regular file inside the root only: a named pipe would block the read, and a file
+    // outside the root or through a link leaving it is looked for by id among the root's.)
+    let inside = crate::write::lexically_inside(&pp, root) && !crate::relink::leaves_root(&pp, root);
+    if let Some(meta) = std::fs::metadata(&pp).ok().filter(|m| m.is_file() && inside) {
         let pair = [me.clone(), SessionSummary::quick(&pp, meta.len())];
         let (links, parents) = crate::relink::fork_links(root, &pair);
         if matches!(links[0].status, ForkStatus::Ok | ForkStatus::Cycle) {
