@@ -4,6 +4,7 @@ const COMMANDS: &[&str] = &[
     "app_info",
     "list_sessions",
     "fork_graph",
+    "open_outside",
     "tree_page",
     "locate_row",
     "find_in_session",

@@ -23,6 +23,12 @@ pub fn fork_graph(state: State<'_, AppState>) -> ForkGraph {
     state.explorer().fork_graph()
 }
 
+/// A child outside the roots that the fork graph lists, opened read-only for viewing.
+#[tauri::command(async)]
+pub fn open_outside(state: State<'_, AppState>, path: String) -> R<SessionRow> {
+    Ok(state.explorer().open_outside(&path)?)
+}
+
 #[tauri::command(async)]
 pub fn tree_page(state: State<'_, AppState>, query: TreeQuery, start: u32, count: u32) -> R<TreePage> {
     Ok(state.explorer().tree_page(&query, start as usize, count as usize)?)

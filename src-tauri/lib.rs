@@ -140,6 +140,7 @@ pub fn with_commands<R: tauri::Runtime>(builder: tauri::Builder<R>, explorer: Ar
         commands::app_info,
         commands::list_sessions,
         commands::fork_graph,
+        commands::open_outside,
         commands::tree_page,
         commands::locate_row,
         commands::find_in_session,

@@ -150,7 +150,8 @@ fn a_fork_whose_parent_is_in_another_root_is_drawn() {
     let ex = explorer(&a, &b, false);
     let g = ex.fork_graph();
     let node = g.nodes.iter().find(|n| n.id.as_deref() == Some(CHILD_ID)).expect("child node");
-    assert_eq!(node.status, ForkStatus::Ok);
+    assert_eq!(node.status, ForkStatus::Relinked, "found by session id, the recorded path kept");
+    assert_eq!(node.parent_session.as_deref(), Some(foreign.as_str()));
     assert_eq!(node.parent_path.as_deref().map(Path::new), Some(parent.as_path()), "edge to the parent in the other root");
     assert_eq!(node.fork_point_id.as_deref(), Some("u2"), "the deepest shared entry on the child's path");
     assert_eq!(node.fork_point_line, Some(4));
@@ -160,7 +161,7 @@ fn a_fork_whose_parent_is_in_another_root_is_drawn() {
     // The listing agrees, without a missing-parent warning.
     let list = ex.list_sessions(None);
     let row = rows_with_id(&list.sessions, CHILD_ID)[0];
-    assert_eq!(row.fork_status, ForkStatus::Ok);
+    assert_eq!(row.fork_status, ForkStatus::Relinked);
     assert_eq!(row.warnings, 0, "{row:?}");
 }
 
@@ -260,7 +261,7 @@ fn a_limited_listing_over_several_roots_keeps_the_newest_and_the_parents_they_fo
     assert_eq!(ids, vec![PARENT_ID, CHILD_ID], "the newest session and, from the other root, the one it was forked from");
     let child_row = rows_with_id(&first.sessions, CHILD_ID)[0];
     assert_eq!(child_row.root.as_deref(), Some("desk"));
-    assert_eq!(child_row.fork_status, ForkStatus::Ok);
+    assert_eq!(child_row.fork_status, ForkStatus::Relinked);
     assert_eq!(rows_with_id(&first.sessions, PARENT_ID)[0].root.as_deref(), Some("laptop"));
 
     let two = ex.list_sessions(Some(2));

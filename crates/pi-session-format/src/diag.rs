@@ -65,6 +65,9 @@ diag_kinds! {
     ParentSessionMissing = "parent-session-missing", Warning, "The parentSession file does not exist.";
     ParentSessionRelative = "parent-session-relative", Info, "parentSession is a relative path; it was resolved against the header cwd, then the sessions root.";
     ParentSessionCycle = "parent-session-cycle", Error, "Sessions whose parentSession links form a cycle.";
+    ParentSessionRelinked = "parent-session-relinked", Info, "The parentSession path does not hold the parent here (moved, copied, outside the root or through a link leaving it); the parent was found in the root by its session id.";
+    ParentSessionMismatch = "parent-session-mismatch", Warning, "The parentSession path holds another session (its header id is not the id the path names): the link is not trusted.";
+    ParentSessionOutside = "parent-session-outside", Info, "The parentSession file lies outside the sessions root and no session of the root has its id; it is read only for the fork point.";
     NotAFile = "not-a-file", Warning, "A directory or special file named *.jsonl.";
     NotASession = "not-a-session", Warning, "A .jsonl file that holds no pi session.";
     Symlink = "symlink", Info, "A symbolic link inside the sessions root: read as the file it points to (once, when that file is listed itself), never written through.";

@@ -101,6 +101,11 @@ struct PathPage {
 }
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct PathOnly {
+    path: String,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[allow(dead_code)]
 struct OpenRoot {
     path: String,
@@ -253,6 +258,10 @@ pub fn call(ex: &Explorer, find: &FindState, command: &str, arguments: Value) ->
         "fork_graph" => {
             args::<NoArgs>(c, v)?;
             val(ex.fork_graph())
+        }
+        "open_outside" => {
+            let a: PathOnly = args(c, v)?;
+            ok(ex.open_outside(&a.path))
         }
         "tree_page" => {
             let a: Page = args(c, v)?;

@@ -12,20 +12,16 @@ use crate::session::FileStamp;
 use crate::summary::{Indexed, SessionSummary};
 
 /// Bumped whenever what a summary holds or how it is computed changes.
-const FORMAT: u32 = 5;
+const FORMAT: u32 = 6;
 
-/// The fork point of a fork, valid while both files are unchanged.
+/// What comparing a child with its parent found (fork point or spawn site, copied figures),
+/// valid while both files are unchanged.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CachedFork {
     #[serde(with = "crate::pathstr::serde_path")]
     pub parent: PathBuf,
     pub parent_stamp: FileStamp,
-    pub fork_point_id: Option<String>,
-    #[serde(default)]
-    pub fork_point_line: Option<u32>,
-    /// Short text of the fork point entry.
-    #[serde(default)]
-    pub fork_point_preview: Option<String>,
+    pub point: crate::forks::Point,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

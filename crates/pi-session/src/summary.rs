@@ -14,7 +14,7 @@ use crate::{ReadOnlyReason, Session};
 pub type Indexed = (PathBuf, Result<SessionSummary, crate::Error>);
 
 /// The list entry of one session file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionSummary {
     #[serde(with = "crate::pathstr::serde_path")]
@@ -39,6 +39,10 @@ pub struct SessionSummary {
     /// Entries with more than one child.
     pub branch_points: usize,
     pub read_only: Option<ReadOnlyReason>,
+    /// Absolute `*.jsonl` paths named in the session's tool calls and results, with where
+    /// ([`crate::forks::spawn::named_files`]): how a child written outside the roots is found.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub named_files: Vec<crate::forks::spawn::NamedFile>,
 }
 
 impl SessionSummary {
@@ -120,6 +124,7 @@ impl SessionSummary {
                 .filter(|c| c.iter().filter(|&&k| !ix.entries[k as usize].kind.is_bookkeeping()).nth(1).is_some())
                 .count(),
             read_only: ix.read_only(),
+            named_files: crate::forks::spawn::named_files(s, bytes),
         }
     }
 
@@ -140,6 +145,7 @@ impl SessionSummary {
         q.leaf_id = None;
         q.diagnostics.clear();
         q.branch_points = 0;
+        q.named_files.clear();
         q
     }
 

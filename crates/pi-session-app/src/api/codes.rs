@@ -323,7 +323,15 @@ mod tests {
         let missing = pi_session::Error::io(std::path::Path::new("/nope"), std::io::Error::from(std::io::ErrorKind::NotFound));
         assert_eq!(missing.code(), "not-found");
 
-        for (s, v) in [(ForkStatus::Ok, "ok"), (ForkStatus::ParentMissing, "parent-missing"), (ForkStatus::Cycle, "cycle")] {
+        for (s, v) in [
+            (ForkStatus::Ok, "ok"),
+            (ForkStatus::Relinked, "relinked"),
+            (ForkStatus::ParentMissing, "parent-missing"),
+            (ForkStatus::ParentMismatch, "parent-mismatch"),
+            (ForkStatus::ParentOutside, "parent-outside"),
+            (ForkStatus::Cycle, "cycle"),
+            (ForkStatus::OutsideRoots, "outside-roots"),
+        ] {
             assert_eq!(serde_json::to_value(s).unwrap(), json!(v));
         }
         for (s, v) in [(View::Tree, "tree"), (View::Forks, "forks"), (View::Transcript, "transcript")] {

@@ -18,7 +18,7 @@ pub use pi_session::dashboard::{BucketSize, Dashboard, DashboardQuery, Figure, S
 pub use pi_session::diff::{Ancestor, BranchDiff, ContextRow, DiffRow, DiffSide, DiffStep, ToolCall};
 pub use pi_session::edits::EditedEntry;
 pub use pi_session::export::ExportResult;
-pub use pi_session::forks::ForkStatus;
+pub use pi_session::forks::{ForkStatus, LinkKind};
 pub use pi_session_find::damage::SetAside;
 pub use pi_session_find::moves::{MoveBatch, MoveItem, MovePlan, MoveSkip};
 pub use pi_session_find::organise::{MarkFilter, MarkSelection, Marks, TagCount};
@@ -103,6 +103,25 @@ pub struct SessionRow {
     pub parent_path: Option<String>,
     pub fork_point_id: Option<String>,
     pub fork_status: ForkStatus,
+    /// `parentSession` as the header records it (the parent may have been found elsewhere:
+    /// `relinked`).
+    pub parent_session: Option<String>,
+    /// Fork or spawn, when the parent could be read.
+    pub kind: Option<LinkKind>,
+    /// A spawn: the parent's entry holding the tool call that started it.
+    pub spawned_by: Option<String>,
+    /// That tool call's id.
+    pub spawned_by_tool_call: Option<String>,
+    /// `spawnedBy` is the last parent entry before the spawn began (no tool call names it).
+    pub spawned_by_guess: bool,
+    /// Tokens and cost of the entries this file added (a fork's copied entries are its parent's).
+    pub own_tokens: f64,
+    pub own_cost: f64,
+    /// Own figures of the session and its spawns, recursively (docs/format.md, "Family").
+    pub family_tokens: f64,
+    pub family_cost: f64,
+    /// Sessions in the family (the session and its spawns, recursively).
+    pub family_size: u32,
     /// Why the session is read-only (`no-header`, `old-version`, `future-version`), if it is.
     pub read_only: Option<String>,
     pub errors: u32,
@@ -468,6 +487,25 @@ pub struct ForkNode {
     /// Short text of the fork point entry: the message where the fork happened.
     pub fork_point_preview: Option<String>,
     pub status: ForkStatus,
+    /// `parentSession` as the header records it (the parent may have been found elsewhere:
+    /// `relinked`).
+    pub parent_session: Option<String>,
+    /// Fork or spawn, when the parent could be read.
+    pub kind: Option<LinkKind>,
+    /// A spawn: the parent's entry holding the tool call that started it.
+    pub spawned_by: Option<String>,
+    /// That tool call's id.
+    pub spawned_by_tool_call: Option<String>,
+    /// `spawnedBy` is the last parent entry before the spawn began (no tool call names it).
+    pub spawned_by_guess: bool,
+    /// Tokens and cost of the entries this file added (a fork's copied entries are its parent's).
+    pub own_tokens: f64,
+    pub own_cost: f64,
+    /// Own figures of the session and its spawns, recursively (docs/format.md, "Family").
+    pub family_tokens: f64,
+    pub family_cost: f64,
+    /// Sessions in the family (the session and its spawns, recursively).
+    pub family_size: u32,
     /// The root's name, in a view with several roots.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use pi_session::cache::ListCache;
-use pi_session::forks::fork_graph_cached;
+use pi_session::listing::fork_graph_cached;
 use pi_session::listing::{list_cached, CachedListing, Listing};
 use pi_session::scan::{scan, scan_serial, Found};
 use pi_session::summary::{index_all, sizes};
@@ -23,6 +23,8 @@ const SYNC_BYTES: u64 = 48 * 1024 * 1024;
 pub struct Snapshot {
     pub listing: Listing,
     pub forks: Vec<pi_session::forks::ForkInfo>,
+    /// Children outside the root that listed sessions name (status `outside-roots`).
+    pub outside: Vec<pi_session::forks::ForkInfo>,
     /// Sessions fully indexed (the rest show header-only summaries until indexing finishes).
     pub indexed: usize,
     pub total: usize,
@@ -103,14 +105,14 @@ impl Lister {
         let cache = st.cache.get_or_insert_with(|| loaded.unwrap_or_else(|| ListCache::load(&self.root)));
         let many = |m: &[Found]| m.len() > SYNC_FILES || m.iter().map(|m| m.size).sum::<u64>() > SYNC_BYTES;
         let CachedListing { listing, deferred } = list_cached(&self.root, found, cache, many);
-        let forks = fork_graph_cached(&self.root, &listing.sessions, cache);
+        let lineage = fork_graph_cached(&self.root, &listing.sessions, cache);
         cache.save_if_changed();
         let indexed = total.saturating_sub(deferred.len());
         if !deferred.is_empty() && !indexing {
             st.indexing = true;
             self.index_in_background(deferred);
         }
-        let snap = Arc::new(Snapshot { listing, forks, indexed, total, at: Instant::now() });
+        let snap = Arc::new(Snapshot { listing, forks: lineage.links, outside: lineage.outside, indexed, total, at: Instant::now() });
         if st.generation == generation {
             st.last = Some(snap.clone());
         }

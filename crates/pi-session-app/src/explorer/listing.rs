@@ -82,12 +82,13 @@ impl Explorer {
         let snap = self.recent_snapshot();
         let l = &snap.listing;
         let forks = &snap.forks;
-        let nodes = l
+        let mut nodes: Vec<ForkNode> = l
             .sessions
             .iter()
             .zip(forks.iter())
             .map(|(s, f)| fork_node(s, f, None))
             .collect();
+        nodes.extend(snap.outside.iter().map(outside_node));
         ForkGraph { nodes }
     }
 }
@@ -107,8 +108,25 @@ pub(super) fn fork_node(s: &SessionSummary, f: &pi_session::forks::ForkInfo, roo
         fork_point_line: f.fork_point_line,
         fork_point_preview: f.fork_point_preview.clone(),
         status: f.status,
+        parent_session: f.parent_session.clone(),
+        kind: f.kind,
+        spawned_by: f.spawned_by.clone(),
+        spawned_by_tool_call: f.spawned_by_tool_call.clone(),
+        spawned_by_guess: f.spawned_by_guess,
+        own_tokens: f.own_tokens,
+        own_cost: f.own_cost,
+        family_tokens: f.family_tokens,
+        family_cost: f.family_cost,
+        family_size: f.family_size,
         root,
     }
+}
+
+/// A child outside the roots (status `outside-roots`): its path, its id and its link; nothing
+/// else of it is read.
+pub(super) fn outside_node(f: &pi_session::forks::ForkInfo) -> ForkNode {
+    let s = SessionSummary { path: f.path.clone(), id: f.id.clone(), parent_session: f.parent_session.clone(), ..Default::default() };
+    fork_node(&s, f, None)
 }
 
 /// The sessions a listing with `limit` keeps (indexes, in listing order): the `limit` most
@@ -153,6 +171,16 @@ pub(super) fn session_row(s: &SessionSummary, f: &pi_session::forks::ForkInfo) -
         parent_path: f.parent_path.as_ref().map(|p| pi_session::pathstr::encode(p)),
         fork_point_id: f.fork_point_id.clone(),
         fork_status: f.status,
+        parent_session: f.parent_session.clone(),
+        kind: f.kind,
+        spawned_by: f.spawned_by.clone(),
+        spawned_by_tool_call: f.spawned_by_tool_call.clone(),
+        spawned_by_guess: f.spawned_by_guess,
+        own_tokens: f.own_tokens,
+        own_cost: f.own_cost,
+        family_tokens: f.family_tokens,
+        family_cost: f.family_cost,
+        family_size: f.family_size,
         read_only: s.read_only.as_ref().map(|r| serde_json::to_value(r).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()),
         errors: count(Severity::Error),
         warnings: count(Severity::Warning),

@@ -9,6 +9,7 @@ mod inspect;
 mod lister;
 mod listing;
 mod multi;
+mod outside;
 mod search;
 mod steer;
 mod transcript;
@@ -70,6 +71,8 @@ pub struct Explorer {
     roots: RwLock<Vec<(pi_session::roots::RootSpec, Arc<Lister>)>>,
     /// Byte comparisons of session copies across roots, kept while the files are unchanged.
     comparisons: Mutex<pi_session::roots::Comparisons>,
+    /// Children outside the roots opened for viewing ([`Explorer::open_outside`]).
+    viewable: Mutex<std::collections::HashSet<PathBuf>>,
 }
 
 impl Explorer {
@@ -90,6 +93,7 @@ impl Explorer {
             own_writes: Mutex::new(HashMap::new()),
             layouts: Mutex::new(Vec::new()),
             comparisons: Mutex::new(Default::default()),
+            viewable: Mutex::new(Default::default()),
             roots: RwLock::new(vec![(pi_session::roots::RootSpec { name: pi_session::roots::default_name(&root), path: root, read_only: false }, lister)]),
         }
     }
@@ -169,7 +173,7 @@ impl Explorer {
 
     /// The session at `path`, refreshed from disk if the file changed.
     pub fn session(&self, path: &str) -> Result<Arc<RwLock<Session>>, Error> {
-        let real = self.resolve(path)?;
+        let real = self.resolve_view(path)?;
         self.session_at(&real)
     }
 

@@ -5,14 +5,13 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use pi_session::forks::ForkInfo;
-use pi_session::roots::{self, MultiListing, RootSpec, Roots};
-use pi_session::write::WriteOptions;
-use pi_session::Error;
-
-use super::listing::{fork_node, most_recent, session_row};
+use super::listing::{fork_node, most_recent, outside_node, session_row};
 use super::{Explorer, Lister};
 use crate::api::*;
+use pi_session::forks::Lineage;
+use pi_session::roots::{self, MultiListing, RootSpec, Roots};
+use pi_session::write::WriteOptions;
+use crate::Error;
 
 impl Explorer {
     /// An explorer over several roots; the first is [`Explorer::root`] (its folder is watched
@@ -106,17 +105,18 @@ impl Explorer {
     }
 
     /// Every root's snapshot, merged, with fork links across roots.
-    fn merged(&self) -> (MultiListing, Vec<ForkInfo>, usize, usize) {
+    pub(super) fn merged(&self) -> (MultiListing, Lineage, usize, usize) {
         let all: Vec<(RootSpec, Arc<Lister>)> = self.roots.read().unwrap().clone();
         let (mut indexed, mut total) = (0, 0);
         let mut listings = Vec::new();
-        let mut forks = Vec::new();
+        let mut forks = Lineage::default();
         for (spec, lister) in all {
             let snap = lister.snapshot();
             indexed += snap.indexed;
             total += snap.total;
             listings.push((spec, snap.listing.clone()));
-            forks.extend(snap.forks.iter().cloned());
+            forks.links.extend(snap.forks.iter().cloned());
+            forks.outside.extend(snap.outside.iter().cloned());
         }
         let mut m = roots::merge_with(listings, &mut self.comparisons.lock().unwrap());
         let forks = roots::resolve_across(&mut m, forks);
@@ -131,7 +131,7 @@ impl Explorer {
     pub(super) fn list_sessions_multi(&self, limit: Option<usize>) -> SessionList {
         let (m, forks, indexed, total) = self.merged();
         let summaries: Vec<pi_session::summary::SessionSummary> = m.sessions.iter().map(|s| s.summary.clone()).collect();
-        let (keep, limited) = most_recent(&summaries, &forks, limit);
+        let (keep, limited) = most_recent(&summaries, &forks.links, limit);
         let sessions = keep
             .into_iter()
             .map(|i| {
@@ -139,7 +139,7 @@ impl Explorer {
                 SessionRow {
                     root: Some(s.root.clone()),
                     diverged_at: s.diverged.as_ref().map(|d| d.offset as f64),
-                    ..session_row(&s.summary, &forks[i])
+                    ..session_row(&s.summary, &forks.links[i])
                 }
             })
             .collect();
@@ -164,12 +164,13 @@ impl Explorer {
 
     pub(super) fn fork_graph_multi(&self) -> ForkGraph {
         let (m, forks, _, _) = self.merged();
-        let nodes = m
+        let mut nodes: Vec<ForkNode> = m
             .sessions
             .iter()
-            .zip(&forks)
+            .zip(&forks.links)
             .map(|(rs, f)| fork_node(&rs.summary, f, Some(rs.root.clone())))
             .collect();
+        nodes.extend(forks.outside.iter().map(outside_node));
         ForkGraph { nodes }
     }
 }

@@ -4,7 +4,6 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use pi_session::forks::ForkStatus;
 use pi_session::{Error, Session};
 
 use super::{Explorer, Shared};
@@ -27,7 +26,7 @@ impl Explorer {
     /// The sessions a layout of `query` draws: the opened one, then (unified view) its forks,
     /// recursively, each with its fork point.
     fn layout_sessions(&self, query: &TreeQuery) -> Result<(Vec<Shared>, Vec<String>), Error> {
-        let real = self.resolve(&query.path)?;
+        let real = self.resolve_view(&query.path)?;
         let main = self.session_at(&real)?;
         let mut sessions = vec![main];
         let mut points = Vec::new();
@@ -38,7 +37,7 @@ impl Explorer {
             let mut frontier = vec![real.clone()];
             let mut seen = std::collections::HashSet::from([real.clone()]);
             while let Some(parent) = frontier.pop() {
-                for f in forks.iter().filter(|f| f.status == ForkStatus::Ok) {
+                for f in forks.iter().filter(|f| f.status.linked()) {
                     let (Some(pp), Some(fp)) = (f.parent_path.as_deref().and_then(canon), f.fork_point_id.as_ref()) else { continue };
                     let Some(child) = canon(&f.path) else { continue };
                     if pp == parent && seen.insert(child.clone()) {
@@ -88,7 +87,7 @@ impl Explorer {
         let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
         let files: Vec<PathBuf> = sessions.iter().map(|s| canon(&s.index.path)).collect();
         let mut points: HashMap<(usize, &str), u32> = HashMap::new();
-        for f in snap.forks.iter().filter(|f| f.status == ForkStatus::Ok) {
+        for f in snap.forks.iter().filter(|f| f.status.linked()) {
             let (Some(pp), Some(fp)) = (&f.parent_path, &f.fork_point_id) else { continue };
             let pp = canon(pp);
             if let Some(k) = files.iter().position(|x| *x == pp) {

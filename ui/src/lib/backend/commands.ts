@@ -9,6 +9,7 @@ import type { ContextView } from "../bindings/ContextView";
 import type { EntryDetail } from "../bindings/EntryDetail";
 import type { FindResult } from "../bindings/FindResult";
 import type { ForkGraph } from "../bindings/ForkGraph";
+import type { SessionRow } from "../bindings/SessionRow";
 import type { ForkPosition } from "../bindings/ForkPosition";
 import type { ForkResult } from "../bindings/ForkResult";
 import type { HiddenEntry } from "../bindings/HiddenEntry";
@@ -62,6 +63,9 @@ export abstract class CommandBackend implements Backend {
   }
   forkGraph() {
     return this.call<ForkGraph>("fork_graph", {});
+  }
+  openOutside(path: string) {
+    return this.call<SessionRow>("open_outside", { path });
   }
   treePage(query: TreeQuery, start: number, count: number) {
     return this.call<TreePage>("tree_page", { query, start, count });

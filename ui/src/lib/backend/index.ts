@@ -17,6 +17,7 @@ import type { EntryDetail } from "../bindings/EntryDetail";
 import type { ErrorCode } from "../bindings/ErrorCode";
 import type { FindResult } from "../bindings/FindResult";
 import type { ForkGraph } from "../bindings/ForkGraph";
+import type { SessionRow } from "../bindings/SessionRow";
 import type { ForkPosition } from "../bindings/ForkPosition";
 import type { ForkResult } from "../bindings/ForkResult";
 import type { HiddenEntry } from "../bindings/HiddenEntry";
@@ -53,6 +54,9 @@ export interface Backend {
   /** All sessions; with `limit`, only the most recently modified (a quick first screen). */
   listSessions(limit?: number): Promise<SessionList>;
   forkGraph(): Promise<ForkGraph>;
+  /** A child outside the roots that the fork graph lists (status `outside-roots`), opened
+   *  read-only: its row; the read commands then accept its path, no write does. */
+  openOutside(path: string): Promise<SessionRow>;
   treePage(query: TreeQuery, start: number, count: number): Promise<TreePage>;
   locateRow(query: TreeQuery, id: string): Promise<LocateResult>;
   findInSession(path: string, text: string): Promise<FindResult>;
