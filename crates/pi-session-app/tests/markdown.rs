@@ -70,6 +70,16 @@ proptest! {
 }
 
 #[test]
+fn math_cannot_pair_with_a_backtick_to_free_a_tag() {
+    // `$$` opened math that took the first `` ` `` run, so the second run paired with the
+    // third and the `<script>` between them was no longer in a code span.
+    let text = ["<script>alert(1)</script>", "$$", "``", "$$", "<script>alert(1)</script>", "``"].concat();
+    let md = escape_html(&text);
+    assert!(raw_html(&md).is_empty(), "{md}");
+    assert!(md.contains("\\$\\$"), "{md}");
+}
+
+#[test]
 fn code_stays_as_written() {
     let text = "Fix:\n```html\n<img src=x onerror=alert(1)>\n<script>x()</script>\n```\nthen `<b>` & `a < b`.";
     let md = escape_html(text);

@@ -243,7 +243,7 @@ fn may_define_a_link(line: &str) -> bool {
 }
 
 /// Session text as Markdown that carries no live HTML. Outside code, `<`, `>` and `&` become
-/// entities (a backslash-escaped one too). Code is kept as written where a renderer is sure
+/// entities (a backslash-escaped one too), and `$` gets a backslash (no math opens). Code is kept as written where a renderer is sure
 /// to read it as code, as CommonMark and GitHub's tables parse:
 ///
 /// * a fenced code block opened at the very start of a line, outside a paragraph that may be
@@ -334,6 +334,9 @@ fn escape_line(o: &mut String, line: &str, unpaired: &mut bool) {
             let ch = line[i..].chars().next().unwrap_or('\u{fffd}');
             match entity(ch) {
                 Some(e) => o.push_str(e),
+                // A `$` could open math (GitHub's `$…$`, `$$…$$`), which a renderer may let
+                // swallow a backtick that this reading paired into a code span.
+                None if ch == '$' => o.push_str("\\$"),
                 None => o.push(ch),
             }
             i += ch.len_utf8();
