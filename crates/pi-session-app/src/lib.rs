@@ -10,12 +10,18 @@
 //!   hold them.
 //! * [`layout`] — the tree's rows and lanes, page by page.
 //! * [`watch`] — a root watched for changes; [`recent`] — the roots opened recently.
+//! * [`service`] — the [`service::App`] a shell holds (the explorer, its watchers, the
+//!   indexes, the window's data folder, where events go), and [`commands`] — every command
+//!   of the UI, defined once, which both shells dispatch by name.
 
 pub mod api;
+pub mod commands;
 pub mod explorer;
 pub mod find;
 pub mod layout;
+mod marks;
 pub mod recent;
+pub mod service;
 pub mod watch;
 
 /// The session layer's error, which the explorer's methods return ([`api::ApiError`] is what

@@ -36,10 +36,8 @@ pub fn remember(file: &Path, root: &Path) -> Result<Vec<PathBuf>, Error> {
     if let Some(dir) = file.parent() {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     }
-    let tmp = file.with_extension(format!("json.tmp-{}", std::process::id()));
     let body = serde_json::to_vec_pretty(&list).expect("paths serialise");
-    std::fs::write(&tmp, body).map_err(|e| Error::io(&tmp, e))?;
-    std::fs::rename(&tmp, file).map_err(|e| Error::io(file, e))?;
+    pi_session::atomic::replace(file, &body).map_err(|e| Error::io(file, e))?;
     Ok(list)
 }
 

@@ -124,19 +124,8 @@ impl Manifest {
     /// Temporary file, fsync, rename: a crash keeps the old manifest or the new one.
     fn save(&self, out: &Path) -> Result<(), ArchiveError> {
         let file = out.join(MANIFEST);
-        let tmp = out.join(format!(".{MANIFEST}.tmp-{}", std::process::id()));
         let bytes = serde_json::to_vec_pretty(self).map_err(|e| ArchiveError::Invalid(e.to_string()))?;
-        {
-            use std::io::Write;
-            let mut f = std::fs::File::create(&tmp).map_err(|e| ArchiveError::io(&tmp, e))?;
-            f.write_all(&bytes).map_err(|e| ArchiveError::io(&tmp, e))?;
-            f.sync_all().map_err(|e| ArchiveError::io(&tmp, e))?;
-        }
-        std::fs::rename(&tmp, &file).map_err(|e| ArchiveError::io(&file, e))?;
-        if let Ok(d) = std::fs::File::open(out) {
-            let _ = d.sync_all();
-        }
-        Ok(())
+        pi_session::atomic::replace(&file, &bytes).map_err(|e| ArchiveError::io(&file, e))
     }
 }
 

@@ -73,7 +73,7 @@ impl ListCache {
         }
     }
 
-    /// Writes the cache (temporary file + rename). Failures are ignored: it is only a cache.
+    /// Writes the cache ([`crate::atomic::replace`]). Failures are ignored: it is only a cache.
     pub fn save(&self) {
         let Some(file) = Self::file_for(&self.root) else { return };
         let Some(dir) = file.parent() else { return };
@@ -81,10 +81,7 @@ impl ListCache {
             return;
         }
         let Ok(bytes) = serde_json::to_vec(self) else { return };
-        let tmp = dir.join(format!(".{}.tmp-{}", file.file_name().unwrap_or_default().to_string_lossy(), std::process::id()));
-        if std::fs::write(&tmp, bytes).is_ok() && std::fs::rename(&tmp, &file).is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
+        let _ = crate::atomic::replace(&file, &bytes);
     }
 
     /// Writes the cache when something in it changed (a warm listing writes nothing).

@@ -11,6 +11,7 @@
 //! * [`text`] — an entry's text views: previews, token estimates, search text, a session's
 //!   title, Markdown.
 
+pub mod atomic;
 pub mod cache;
 pub mod context;
 pub mod dashboard;

@@ -63,6 +63,8 @@ pub enum ErrorCode {
     /// sets it aside (the message names the file).
     OrganiserDamaged,
     Invalid,
+    /// A command of the window only, called over HTTP (`pi-session serve`).
+    WindowOnly,
     /// A failure outside the core (a transport, a crash): anything that did not come as
     /// `{code, message}`.
     Internal,
@@ -89,6 +91,7 @@ impl ErrorCode {
             ErrorCode::NoFolder => "no-folder",
             ErrorCode::OrganiserDamaged => "organiser-damaged",
             ErrorCode::Invalid => "invalid",
+            ErrorCode::WindowOnly => "window-only",
             ErrorCode::Internal => "internal",
         }
     }
@@ -263,6 +266,7 @@ mod tests {
         ErrorCode::NoFolder,
         ErrorCode::OrganiserDamaged,
         ErrorCode::Invalid,
+        ErrorCode::WindowOnly,
         ErrorCode::Internal,
     ];
 
@@ -307,8 +311,9 @@ mod tests {
             assert_eq!(ErrorCode::from(e).as_str(), e.code(), "{e:?}");
             seen.insert(ErrorCode::from(e));
         }
-        // Every code but `internal` (a failure outside the crates) comes from some error.
-        assert_eq!(seen.len(), ALL.len() - 1);
+        // Every code but `internal` (a failure outside the crates) and `window-only` (the command
+        // table's refusal over serve) comes from some error.
+        assert_eq!(seen.len(), ALL.len() - 2);
     }
 
     /// The enums carry the same strings on the wire as the plain strings they replaced.

@@ -17,7 +17,7 @@ pub use pi_session::context::ModelRef;
 pub use pi_session::dashboard::{BucketSize, Dashboard, DashboardQuery, Figure, SessionUsage, Totals};
 pub use pi_session::diff::{Ancestor, BranchDiff, ContextRow, DiffRow, DiffSide, DiffStep, ToolCall};
 pub use pi_session::edits::EditedEntry;
-pub use pi_session::export::ExportResult;
+pub use pi_session::export::{ExportFormat, ExportResult};
 pub use pi_session::forks::{ForkStatus, LinkKind};
 pub use pi_session_find::damage::SetAside;
 pub use pi_session_find::moves::{MoveBatch, MoveItem, MovePlan, MoveSkip};

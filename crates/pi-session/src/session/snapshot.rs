@@ -254,31 +254,24 @@ fn encode_session(dir: &Path, s: &Session) -> Option<Encoded> {
 }
 
 impl Encoded {
-    /// Writes the snapshot: to a temporary file, renamed into place (best effort: a cache that
-    /// cannot be written is no error).
+    /// Writes the snapshot ([`crate::atomic::replace_with`]; best effort: a cache that cannot
+    /// be written is no error).
     pub fn write(self) {
-        static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let (file, w, metas) = (self.file, self.payload, self.metas);
         let Some(dir) = file.parent() else { return };
         if std::fs::create_dir_all(dir).is_err() {
             return;
         }
-        let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let tmp = dir.join(format!(".{}.{}.{n}.tmp", file.file_name().and_then(|n| n.to_str()).unwrap_or("snapshot"), std::process::id()));
-        let ok = (|| -> std::io::Result<()> {
-            let mut out = File::create(&tmp)?;
+        let ok = crate::atomic::replace_with(&file, |out| {
             out.write_all(MAGIC)?;
             out.write_all(&FORMAT.to_le_bytes())?;
             out.write_all(&(w.len() as u64).to_le_bytes())?;
             out.write_all(&checksum(&w).to_le_bytes())?;
             out.write_all(&w)?;
-            out.write_all(&metas)?;
-            out.flush()
-        })()
-        .is_ok()
-            && std::fs::rename(&tmp, &file).is_ok();
+            out.write_all(&metas)
+        })
+        .is_ok();
         if !ok {
-            let _ = std::fs::remove_file(&tmp);
             return;
         }
         prune(dir);
