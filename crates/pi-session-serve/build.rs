@@ -1,43 +1,23 @@
-//! Embeds the built UI (`ui/dist`) and the window's CSP (`tauri.conf.json`) in the binary, so a
-//! remote box needs only `pi-session`. Without `ui/dist` the build still works: the server then
-//! answers with a page saying the UI was not built.
+//! The window's CSP (`tauri.conf.json`) for the binary, and `ui/dist` made to exist (rust-embed
+//! embeds it, src/assets.rs): a remote box needs only `pi-session`. Without a built UI the build
+//! still works: the server then answers with a page saying the UI was not built.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
-    let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            walk(&p, out);
-        } else if p.is_file() {
-            out.push(p);
-        }
-    }
-}
+use std::path::PathBuf;
 
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let repo = manifest.join("../..").canonicalize().unwrap();
     let dist = repo.join("ui/dist");
     let conf = repo.join("tauri.conf.json");
+    // A new UI build (new hashed file names) rebuilds the crate, which embeds it again.
     println!("cargo:rerun-if-changed={}", dist.display());
     println!("cargo:rerun-if-changed={}", conf.display());
 
-    let mut files = Vec::new();
-    if dist.join("index.html").is_file() {
-        walk(&dist, &mut files);
-    }
-    let mut src = String::from("/// The built UI: (path under ui/dist, bytes).\npub static ASSETS: &[(&str, &[u8])] = &[\n");
-    for f in &files {
-        println!("cargo:rerun-if-changed={}", f.display());
-        let rel = f.strip_prefix(&dist).unwrap().to_string_lossy().replace('\\', "/");
-        writeln!(src, "    ({rel:?}, include_bytes!({:?})),", f.display().to_string()).unwrap();
-    }
-    src.push_str("];\n");
-
+    // rust-embed reads ui/dist when the crate compiles; an empty folder stands in when the UI
+    // was not built (the server then says so).
+    std::fs::create_dir_all(&dist).unwrap();
+    let mut src = String::new();
     // The window's CSP, directive by directive, in the order of tauri.conf.json.
     let text = std::fs::read_to_string(&conf).expect("tauri.conf.json");
     let json: serde_json::Value = serde_json::from_str(&text).expect("tauri.conf.json is JSON");

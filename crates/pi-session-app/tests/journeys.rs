@@ -41,7 +41,7 @@ fn every_branch_point_on_the_path_has_a_switcher_whatever_the_kinds() {
     assert_eq!((s.index, s.count), (1, 2));
     assert_eq!(s.next_id.as_deref(), Some("3048b6a5"));
     let summary = item(&ex, &path, "3048b6a5", "3048b6a5");
-    assert_eq!(summary.kind, "branch_summary");
+    assert_eq!(summary.kind, pi_session::EntryType::BranchSummary);
     let s = summary.siblings.expect("a switcher on the branch summary");
     assert_eq!((s.index, s.count), (2, 2));
     assert_eq!(s.prev_id.as_deref(), Some("96cd49f0"));

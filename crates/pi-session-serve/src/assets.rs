@@ -1,30 +1,29 @@
-//! The built UI, embedded at build time from `ui/dist` (see build.rs). Without a built UI the
-//! server answers every page with a note saying so; the API still works.
+//! The built UI, embedded at build time from `ui/dist` (rust-embed; content
+//! types by mime_guess). Without a built UI the server answers every page with a note saying so; the API still works.
 
 use axum::http::{header, StatusCode, Uri};
 use axum::response::{Html, IntoResponse, Response};
 
 include!(concat!(env!("OUT_DIR"), "/assets.rs"));
 
-fn content_type(path: &str) -> &'static str {
-    match path.rsplit('.').next().unwrap_or("") {
-        "html" => "text/html; charset=utf-8",
-        "js" | "mjs" => "text/javascript; charset=utf-8",
-        "css" => "text/css; charset=utf-8",
-        "svg" => "image/svg+xml",
-        "png" => "image/png",
-        "ico" => "image/x-icon",
-        "json" => "application/json",
-        "woff2" => "font/woff2",
-        "woff" => "font/woff",
-        "txt" => "text/plain; charset=utf-8",
-        _ => "application/octet-stream",
-    }
-}
+/// The built UI (`ui/dist`), in the binary.
+#[derive(rust_embed::RustEmbed)]
+#[folder = "../../ui/dist"]
+struct Ui;
 
 /// The embedded file at `path` (without the leading `/`).
-pub fn asset(path: &str) -> Option<&'static [u8]> {
-    ASSETS.iter().find(|(p, _)| *p == path).map(|(_, b)| *b)
+pub fn asset(path: &str) -> Option<std::borrow::Cow<'static, [u8]>> {
+    Ui::get(path).map(|f| f.data)
+}
+
+/// The UI was built into this binary.
+pub fn is_built() -> bool {
+    Ui::get("index.html").is_some()
+}
+
+/// The paths of every embedded file.
+pub fn paths() -> Vec<String> {
+    Ui::iter().map(|p| p.into_owned()).collect()
 }
 
 const NOT_BUILT: &str = "<!doctype html><html><head><meta charset=\"utf-8\"><title>Pi Session Explorer</title></head>\
@@ -33,7 +32,7 @@ Run <code>npm --prefix ui ci &amp;&amp; npm --prefix ui run build</code>, then b
 The JSON API under <code>/api/</code> works without it.</p></body></html>";
 
 pub(crate) async fn handle(uri: Uri) -> Response {
-    if ASSETS.is_empty() {
+    if !is_built() {
         return (StatusCode::SERVICE_UNAVAILABLE, Html(NOT_BUILT)).into_response();
     }
     let path = uri.path().trim_start_matches('/');
@@ -41,7 +40,9 @@ pub(crate) async fn handle(uri: Uri) -> Response {
     match asset(path) {
         Some(bytes) => {
             let cache = if path.starts_with("assets/") { "public, max-age=31536000, immutable" } else { "no-cache" };
-            ([(header::CONTENT_TYPE, content_type(path)), (header::CACHE_CONTROL, cache)], bytes).into_response()
+            let mime = mime_guess::from_path(path).first_or_octet_stream();
+            let mime = if mime.type_() == mime_guess::mime::TEXT || mime.subtype() == mime_guess::mime::JAVASCRIPT { format!("{mime}; charset=utf-8") } else { mime.to_string() };
+            ([(header::CONTENT_TYPE, mime), (header::CACHE_CONTROL, cache.to_string())], bytes).into_response()
         }
         None => (StatusCode::NOT_FOUND, "not found").into_response(),
     }

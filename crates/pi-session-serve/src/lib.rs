@@ -110,7 +110,6 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
     }
 }
 
-/// `{code, message}` with the status for the code.
 /// An error of the app as the UI sees it (`{code, message}`).
 impl From<pi_session_app::api::ApiError> for ServeError {
     fn from(e: pi_session_app::api::ApiError) -> ServeError {

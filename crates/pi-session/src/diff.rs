@@ -80,8 +80,8 @@ pub struct DiffSide {
 pub struct DiffStep {
     pub id: String,
     /// The entry type (`message`, `compaction`, `model_change`, …).
-    pub kind: String,
-    pub role: Option<String>,
+    pub kind: crate::EntryType,
+    pub role: Option<crate::MessageRole>,
     /// Plain text, cut at [`PREVIEW_CHARS`] characters.
     pub text: String,
     pub tool_calls: Vec<ToolCall>,
@@ -219,8 +219,8 @@ fn side(s: &Session, tip: u32, steps_path: &[u32]) -> Result<(DiffSide, Vec<Valu
         if steps.len() < MAX_STEPS {
             steps.push(DiffStep {
                 id: s.id_of(i).to_string(),
-                kind: e.kind.as_str().to_string(),
-                role: e.role().and_then(|r| r.as_str()).map(str::to_string),
+                kind: crate::EntryType::from(&e.kind),
+                role: crate::MessageRole::of(e),
                 text: step_text(e, &v),
                 tool_calls: calls.iter().map(|(n, a)| ToolCall { name: n.clone(), arguments: cut(&a.to_string(), 2000) }).collect(),
                 turn,
@@ -394,7 +394,7 @@ pub fn ascii(d: &BranchDiff, width: usize) -> String {
     }
     let cell = |side: &DiffSide, i: Option<usize>| -> String {
         let Some(st) = i.map(|i| &side.steps[i]) else { return String::new() };
-        let mut t = format!("{}: {}", st.role.as_deref().unwrap_or(&st.kind), st.text);
+        let mut t = format!("{}: {}", st.role.as_ref().map_or(st.kind.as_str(), |r| r.as_str()), st.text);
         for c in &st.tool_calls {
             let _ = write!(t, " [{} {}]", c.name, c.arguments);
         }

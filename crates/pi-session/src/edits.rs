@@ -22,8 +22,8 @@ pub struct EditedEntry {
     pub line: u32,
     #[serde(rename = "type")]
     #[cfg_attr(feature = "ts", ts(rename = "type"))]
-    pub kind: String,
-    pub role: Option<String>,
+    pub kind: crate::EntryType,
+    pub role: Option<crate::MessageRole>,
     /// Plain-text preview of the original.
     pub preview: String,
     /// pi's `estimateTokens` of the original message.
@@ -76,8 +76,8 @@ pub fn edited_entries(s: &Session, plan: &ContextPlan, reader: &mut BodyReader<'
         out.push(EditedEntry {
             id: e.id_str().to_string(),
             line: e.line,
-            kind: e.kind.as_str().to_string(),
-            role: e.role().and_then(|r| r.as_str()).map(str::to_string),
+            kind: crate::EntryType::from(&e.kind),
+            role: crate::MessageRole::of(e),
             preview: original_preview,
             tokens: if original.is_null() { 0.0 } else { estimate_tokens(&original) },
             original,

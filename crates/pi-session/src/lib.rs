@@ -17,6 +17,7 @@ pub mod context;
 pub mod dashboard;
 pub mod diff;
 pub mod edits;
+pub mod entry_type;
 pub mod export;
 pub mod forks;
 pub mod listing;
@@ -35,6 +36,7 @@ pub mod write;
 
 use std::path::{Path, PathBuf};
 
+pub use entry_type::{EntryType, MessageRole};
 pub use context::{ContextPlan, Item, ItemKind, ModelRef};
 pub use pi_session_format::{Detail, DiagKind, Diagnostic, Entry, FileStamp, Header, Id, Kind, Parent, ReadOnlyReason, Role, Severity};
 pub use session::{Refresh, SessionIndex};

@@ -171,63 +171,7 @@ impl View {
     }
 }
 
-/// A message's role as written (`message.role`, or the role of the message an entry becomes
-/// in the context): pi's roles, or any other string a file holds (untrusted).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "ts", derive(TS), ts(export))]
-pub enum MessageRole {
-    User,
-    Assistant,
-    ToolResult,
-    BashExecution,
-    Custom,
-    /// v2 files only (pi migrates it to `custom`).
-    HookMessage,
-    /// A compaction's summary in the context.
-    CompactionSummary,
-    /// A branch summary in the context.
-    BranchSummary,
-    /// Any other role string.
-    #[serde(untagged)]
-    Other(String),
-}
-
-impl MessageRole {
-    /// The role of a string as written.
-    pub fn parse(s: &str) -> MessageRole {
-        match s {
-            "user" => MessageRole::User,
-            "assistant" => MessageRole::Assistant,
-            "toolResult" => MessageRole::ToolResult,
-            "bashExecution" => MessageRole::BashExecution,
-            "custom" => MessageRole::Custom,
-            "hookMessage" => MessageRole::HookMessage,
-            "compactionSummary" => MessageRole::CompactionSummary,
-            "branchSummary" => MessageRole::BranchSummary,
-            o => MessageRole::Other(o.to_string()),
-        }
-    }
-
-    /// The role of an entry's message (`None` when it has none).
-    pub fn of(e: &pi_session::Entry) -> Option<MessageRole> {
-        e.role().and_then(|r| r.as_str()).map(MessageRole::parse)
-    }
-
-    pub fn as_str(&self) -> &str {
-        match self {
-            MessageRole::User => "user",
-            MessageRole::Assistant => "assistant",
-            MessageRole::ToolResult => "toolResult",
-            MessageRole::BashExecution => "bashExecution",
-            MessageRole::Custom => "custom",
-            MessageRole::HookMessage => "hookMessage",
-            MessageRole::CompactionSummary => "compactionSummary",
-            MessageRole::BranchSummary => "branchSummary",
-            MessageRole::Other(s) => s,
-        }
-    }
-}
+pub use pi_session::MessageRole;
 
 /// Where a search hit matched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -28,6 +28,7 @@ pub use pi_session_format::entry::Usage;
 
 mod codes;
 pub use codes::{ApiError, ErrorCode, HitField, MessageRole, View};
+pub use pi_session::EntryType;
 mod pilink;
 pub use pilink::{Follower, Moved, OfferAnswer, PiAnswer, ResumeInPi};
 
@@ -249,7 +250,7 @@ pub struct TreeRow {
     /// Entry type (`message`, `compaction`, …) or `fold`.
     #[serde(rename = "type")]
     #[cfg_attr(feature = "ts", ts(rename = "type"))]
-    pub kind: String,
+    pub kind: EntryType,
     pub role: Option<MessageRole>,
     /// Milliseconds since the epoch.
     pub ts: Option<f64>,
@@ -309,7 +310,7 @@ pub struct EntryDetail {
     pub line: u32,
     #[serde(rename = "type")]
     #[cfg_attr(feature = "ts", ts(rename = "type"))]
-    pub kind: String,
+    pub kind: EntryType,
     pub role: Option<MessageRole>,
     pub timestamp: Option<f64>,
     pub label: Option<String>,
@@ -359,7 +360,7 @@ pub struct HiddenEntry {
     pub line: u32,
     #[serde(rename = "type")]
     #[cfg_attr(feature = "ts", ts(rename = "type"))]
-    pub kind: String,
+    pub kind: EntryType,
     pub role: Option<MessageRole>,
     pub preview: String,
     pub tokens: f64,
@@ -543,7 +544,7 @@ pub struct TranscriptItem {
     pub line: u32,
     #[serde(rename = "type")]
     #[cfg_attr(feature = "ts", ts(rename = "type"))]
-    pub kind: String,
+    pub kind: EntryType,
     pub role: Option<MessageRole>,
     pub ts: Option<f64>,
     pub label: Option<String>,

@@ -157,7 +157,7 @@ fn hidden_entries(s: &Session, plan: &ContextPlan, reader: &mut BodyReader<'_>, 
         out.push(HiddenEntry {
             id: e.id_str().to_string(),
             line: e.line,
-            kind: e.kind.as_str().to_string(),
+            kind: EntryType::from(&e.kind),
             role: MessageRole::of(e),
             preview: p.text,
             tokens,

@@ -33,7 +33,7 @@ impl Explorer {
             id: id.to_string(),
             parent_id: e.parent.id().map(|p| p.to_string()),
             line: e.line,
-            kind: e.kind.as_str().to_string(),
+            kind: EntryType::from(&e.kind),
             role: MessageRole::of(e),
             timestamp: (!e.ts.is_nan()).then_some(e.ts),
             label: s.tree.labels.get(id).map(|l| l.text.clone()),

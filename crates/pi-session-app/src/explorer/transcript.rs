@@ -43,7 +43,7 @@ impl Explorer {
                 index: k as u32,
                 id: e.id_str().to_string(),
                 line: e.line,
-                kind: e.kind.as_str().to_string(),
+                kind: EntryType::from(&e.kind),
                 role: MessageRole::of(e),
                 ts: (!e.ts.is_nan()).then_some(e.ts),
                 label: s.tree.labels.get(e.id_str()).map(|l| l.text.clone()),

@@ -57,7 +57,7 @@ use base::Base;
 use base::content_leaf;
 use build::build_with;
 
-use crate::api::{Fold, LocateResult, MessageRole, TreeMeta, TreePage, TreeQuery, TreeRow};
+use crate::api::{EntryType, Fold, LocateResult, MessageRole, TreeMeta, TreePage, TreeQuery, TreeRow};
 use pi_session::context::BodyReader;
 use pi_session::text::preview;
 use pi_session::tree::NONE;
@@ -345,7 +345,7 @@ impl Layout {
             id: String::new(),
             parent_id: id_of(rec.parent),
             line: 0,
-            kind: String::new(),
+            kind: EntryType::Other(String::new()),
             role: None,
             ts: None,
             label: None,
@@ -377,7 +377,7 @@ impl Layout {
             return graph(TreeRow {
                 id: x.id.strip_prefix("fold:").unwrap_or(&x.id).to_string(),
                 line: ent.map(|e| e.line).unwrap_or(0),
-                kind: "fold".into(),
+                kind: EntryType::Fold,
                 ts: x.first_ts,
                 preview: fold_text(x),
                 tokens: f.has_usage.then_some(f.tokens),
@@ -406,7 +406,7 @@ impl Layout {
         graph(TreeRow {
             id: ent.id_str().to_string(),
             line: ent.line,
-            kind: ent.kind.as_str().to_string(),
+            kind: EntryType::from(&ent.kind),
             role: MessageRole::of(ent),
             ts: finite(ent.ts),
             label: sess.tree.labels.get(ent.id_str()).map(|l| l.text.clone()),
@@ -541,7 +541,7 @@ pub fn ascii(layout: &Layout, sessions: &[&Session]) -> String {
             None => {
                 line.push_str(&row.id);
                 line.push(' ');
-                line.push_str(&row.kind);
+                line.push_str(row.kind.as_str());
                 if let Some(role) = &row.role {
                     let _ = write!(line, ":{}", role.as_str());
                 }
