@@ -61,6 +61,10 @@ export class Harness {
 		// any config land there, never in the user's; removed by stop().
 		this.home = mkdtempSync(join(tmpdir(), "pi-explorer-e2e-home-"));
 		this.dataDir = join(this.home, "data");
+		// The folder where running pis announce themselves to the explorer (docs/pi-link.md):
+		// the specs start their pis with the same.
+		this.linkDir = join(this.home, "pi-link");
+		mkdirSync(this.linkDir, { mode: 0o700 });
 		const xdg = { XDG_DATA_HOME: join(this.home, ".local/share"), XDG_CONFIG_HOME: join(this.home, ".config"), XDG_CACHE_HOME: join(this.home, ".cache") };
 		for (const d of [this.dataDir, ...Object.values(xdg)]) mkdirSync(d, { recursive: true });
 		const env = {
@@ -71,6 +75,7 @@ export class Harness {
 			PI_EXPLORER_DATA_DIR: this.dataDir,
 			PI_SESSION_CACHE_DIR: join(this.home, "cache"),
 			PI_EXPLORER_EXPORT_DIR: join(this.dataDir, "exports"),
+			PI_SESSION_LINK_DIR: this.linkDir,
 			WEBKIT_DISABLE_COMPOSITING_MODE: "1",
 		};
 		delete env.PI_CODING_AGENT_SESSION_DIR;
