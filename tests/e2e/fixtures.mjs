@@ -1,6 +1,7 @@
 // Writes the end-to-end fixture sessions root: deterministic pi v3 session files with the
 // shapes the tests need (a compacted session, a three-way branch, a 3-deep fork chain, a long
-// session, hostile content, a damaged file). Absolute paths (parentSession) are made here, at
+// session, hostile content, a damaged file; with `lineage`, a session that ran three subagents and
+// was forked). Absolute paths (parentSession) are made here, at
 // test time, so nothing committed holds a machine's path.
 //
 //   node tests/e2e/fixtures.mjs OUT_DIR
@@ -52,7 +53,7 @@ class Fixtures {
 	}
 }
 
-export function writeFixtures(out, { hostileUrl = "http://127.0.0.1:9" } = {}) {
+export function writeFixtures(out, { hostileUrl = "http://127.0.0.1:9", lineage = false } = {}) {
 	const root = resolve(out);
 	const [web, cli, notes] = ["/home/demo/work/acme/web-app", "/home/demo/code/cli", "/home/demo/notes"];
 	for (const cwd of [web, cli, notes]) mkdirSync(join(root, cwdFolder(cwd)), { recursive: true });
@@ -145,7 +146,46 @@ export function writeFixtures(out, { hostileUrl = "http://127.0.0.1:9" } = {}) {
 	d.raw("this line is not json");
 	d.user("Still readable after the bad line.");
 	ids.damaged = d.write({ tail: '{"type":"message","id":"torn' });
+	if (lineage) Object.assign(ids, writeLineage(fx));
 	return { root, ids };
+}
+
+/**
+ * 6. Lineage: a session whose assistant message starts three subagent runs (three tool calls);
+ * each run is a session of its own in the same folder (its header's parentSession names the
+ * parent, it shares no entry with it) whose file the call's result names; then a fork of the
+ * parent. Returns the ids and files the lineage spec needs.
+ */
+function writeLineage(fx) {
+	const cwd = "/home/demo/work/acme/release";
+	const p = fx.session(cwd, { id: "5a5a" });
+	p.sessionInfo("Plan the 2.0 release with subagents");
+	p.user("Plan the 2.0 release: scout the changelog, the open bugs and the docs in parallel.");
+	const tasks = [
+		["scout", "Read CHANGELOG.md and list what changed since 1.9"],
+		["bugs", "Triage the open release-blocker bugs"],
+		["docs", "Check the docs for stale 1.x examples"],
+	];
+	const calls = tasks.map(([agent, task], k) => toolCall(`call_sub_${k + 1}`, "subagent", { agent, task }));
+	const started = p.assistant([text("I'll run three subagents in parallel."), ...calls], {
+		usage: usage({ input: 1500, output: 200, cost: cost({ input: 0.004, output: 0.003, total: 0.007 }) }),
+	});
+	const runs = tasks.map(([agent, task], k) => {
+		const c = p.spawn({ id: `0197a3c2-5b5${k}-7e00-8000-00000000${String(fx.count++).padStart(4, "0")}`, created: fx.clock.next(1000), ids: new CounterIds(`r${k}`) });
+		c.sessionInfo(`Subagent ${agent}: ${task}`);
+		c.user(task);
+		c.reply(`Done: the ${agent} report is written.`, { tokens: 2000 + k * 1000 });
+		c.write();
+		return c;
+	});
+	runs.forEach((c, k) => p.toolResult(`call_sub_${k + 1}`, "subagent", `The ${tasks[k][0]} run finished. Session: ${c.file}`));
+	p.reply("All three runs are back: 12 changes, 2 blockers, 3 stale examples.");
+	const parent = p.write();
+	const f = fx.session(cwd, { id: "5f5f", parent: p });
+	f.sessionInfo("Release 2.0 without the docs pass");
+	f.user("Ship 2.0 without the docs pass.");
+	f.reply("Dropping the docs pass from the plan.");
+	return { spawnParent: parent, spawnEntry: started, spawnRuns: runs.map((c) => c.file), spawnCalls: calls.map((c) => c.id), spawnFork: f.write() };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

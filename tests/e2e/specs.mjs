@@ -728,3 +728,7 @@ export const specs = [
 // Issue 14: indexed search, dashboard, tags/pin/archive, export.
 import { findSpecs } from "./specs-find.mjs";
 specs.push(...findSpecs);
+
+// Lineage: subagent runs, spawn chips, the parent link, spawn edges, family figures.
+import { lineageSpecs } from "./specs-lineage.mjs";
+specs.push(...lineageSpecs);

@@ -327,6 +327,15 @@ export class SessionBuilder {
 		for (const e of at === undefined ? this.entries() : this.pathTo(at)) f.push(e);
 		return f;
 	}
+	/**
+	 * A new session this one started (a subagent run, pi-subagents' `SessionManager.create(cwd,
+	 * dir, { parentSession })`): its header names this file as parentSession and it shares no
+	 * entry with it; its ids come from `ids` (give them a prefix of their own). Options are the
+	 * constructor's (the clock and step default to this session's).
+	 */
+	spawn({ dir = this.dir, cwd = this.header.cwd, clock = this.clock, step = this.step, ...rest } = {}) {
+		return new this.constructor({ dir, cwd, clock, step, parentSession: this.file, ...rest });
+	}
 	text(opts) {
 		return jsonlText(this.lines, opts);
 	}

@@ -14,7 +14,7 @@ import { dirname, join, resolve } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { loadPi } from "./pi.mjs";
-import { SessionBuilder, SimClock, cost, cwdFolder, entry, jsonlText, sessionFileName, text, toolCall, usage } from "./sessions.mjs";
+import { CounterIds, SessionBuilder, SimClock, cost, cwdFolder, entry, jsonlText, sessionFileName, text, toolCall, usage } from "./sessions.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, "../..");
@@ -112,6 +112,20 @@ test("a fork holds the parent's entries and names its file", () => {
 	assert.ok(f.header.timestamp > a.header.timestamp, "the fork is made after its parent's entries");
 	const all = a.fork({ id: "0197bbbb-0000-7000-8000-000000000003" });
 	assert.equal(all.entries().length, 3);
+});
+
+test("a spawn names its parent's file and shares no entry with it", () => {
+	const clock = new SimClock(Date.parse("2026-02-01T11:00:00.000Z"));
+	const a = new SessionBuilder({ dir: join(work, "spawns"), cwd: "/p", id: "0197cccc-0000-7000-8000-000000000001", clock, ids: new CounterIds("a") });
+	a.user("run a subagent");
+	const s = a.spawn({ id: "0197cccc-0000-7000-8000-000000000002", ids: new CounterIds("s") });
+	s.user("the subagent's task");
+	assert.equal(s.header.parentSession, a.file);
+	assert.equal(s.header.cwd, "/p");
+	assert.equal(s.dir, a.dir);
+	assert.deepEqual(s.entries().map((e) => e.id), ["s0000001"]);
+	assert.ok(!s.entries().some((e) => a.byId.has(e.id)), "no shared entry");
+	assert.ok(s.header.timestamp > a.header.timestamp);
 });
 
 /** lockstep.mjs with one pi: its JSON answer. */

@@ -7,6 +7,7 @@
 // A lineage moves whole to the next column when it fits one; a longer one continues there.
 
 import type { ForkNode } from "../../lib/bindings/ForkNode";
+import { isLinked } from "../lineage/lineage";
 
 export const NODE_W = 220;
 export const NODE_H = 42;
@@ -45,7 +46,12 @@ export interface FGEdge {
   full: string;
   lx: number;
   ly: number;
-  kind: "fork" | "ghost" | "cycle";
+  /** `spawn`: a session its parent started (a subagent run), drawn from the entry that did. */
+  kind: "fork" | "spawn" | "ghost" | "cycle";
+  /** A spawn: the parent's entry that started it. */
+  spawnedBy: string | null;
+  /** That entry is a guess (the last one before the spawn began; no tool call names it). */
+  guess: boolean;
 }
 
 export interface FGGroup {
@@ -80,7 +86,7 @@ export function layoutForkGraph(input: ForkNode[], describe: (n: ForkNode) => st
   const ghostKids = new Map<string, ForkNode[]>();
   for (const n of input) {
     const parent = n.parentPath ? byPath.get(n.parentPath) : undefined;
-    if (n.parentPath && n.status === "ok" && parent) {
+    if (n.parentPath && isLinked(n.status) && parent) {
       const l = kids.get(parent.path) ?? [];
       l.push(n);
       kids.set(parent.path, l);
@@ -184,7 +190,7 @@ export function layoutForkGraph(input: ForkNode[], describe: (n: ForkNode) => st
   const edges: FGEdge[] = [];
   const pos = new Map<string, FGNode>();
   for (const n of nodes) pos.set(n.key, n);
-  for (const g of plan) for (const l of g.lineages) for (const r of l) if (r.parent) edges.push(edge(r.parent, r.fg, r.n, r.parent.ghost ? "ghost" : "fork"));
+  for (const g of plan) for (const l of g.lineages) for (const r of l) if (r.parent) edges.push(edge(r.parent, r.fg, r.n, r.parent.ghost ? "ghost" : r.n?.kind === "spawn" ? "spawn" : "fork"));
   for (const n of input) {
     if (n.status !== "cycle" || !n.parentPath) continue;
     const a = pos.get(n.parentPath);
@@ -304,7 +310,11 @@ function edge(a: FGNode, b: FGNode, child: ForkNode | null, kind: FGEdge["kind"]
       ? "cycle"
       : kind === "ghost"
         ? "parent missing"
-        : child?.forkPointPreview
+        : kind === "spawn"
+          ? child?.spawnedByGuess
+            ? "subagent run (start guessed)"
+            : "subagent run"
+          : child?.forkPointPreview
           ? edgeText(child.forkPointPreview)
           : child?.forkPointLine
             ? `at L${child.forkPointLine}`
@@ -315,8 +325,14 @@ function edge(a: FGNode, b: FGNode, child: ForkNode | null, kind: FGEdge["kind"]
   const text = kind === "fork" && !!child?.forkPointPreview;
   const lx = kind === "cycle" ? Math.max(a.x, b.x) + NODE_W + 28 : text ? b.x + 2 : x1 + 14;
   const ly = kind === "cycle" ? (a.y + b.y) / 2 + NODE_H / 2 : text ? b.y - 3 : cy - 5;
-  const full = text ? (child?.forkPointPreview ?? "") : label;
-  return { key: `${a.key}->${b.key}:${kind}`, child: b.path, forkPointId: child?.forkPointId ?? null, d, label, full, lx, ly, kind };
+  const spawnedBy = kind === "spawn" ? (child?.spawnedBy ?? null) : null;
+  const guess = kind === "spawn" && !!child?.spawnedByGuess;
+  const full = text
+    ? (child?.forkPointPreview ?? "")
+    : kind === "spawn"
+      ? `Spawned by entry ${spawnedBy ?? "?"}${child?.spawnedByToolCall ? ` (tool call ${child.spawnedByToolCall})` : ""}${guess ? ": a guess, the last entry before the run began" : ""}`
+      : label;
+  return { key: `${a.key}->${b.key}:${kind}`, child: b.path, forkPointId: child?.forkPointId ?? null, d, label, full, lx, ly, kind, spawnedBy, guess };
 }
 
 /** Shortens a title to fit a node (SVG text has no ellipsis). */

@@ -47,10 +47,13 @@ export class SessionState {
   /** Entries hidden by compaction in the last audit (a band on their tree rows). */
   auditHidden = $state<Set<string>>(new Set());
 
-  /** The open session's row in the listing. */
+  /** The last child outside the roots opened for viewing (the listing does not hold it). */
+  outsideRow = $state.raw<SessionRow | null>(null);
+
+  /** The open session's row in the listing (or, for a child outside the roots, its own). */
   readonly openRow: SessionRow | null = $derived.by(() => {
     const p = this.openPath;
-    return this.list?.sessions.find((s) => s.path === p) ?? null;
+    return this.list?.sessions.find((s) => s.path === p) ?? (this.outsideRow?.path === p ? this.outsideRow : null);
   });
 
   /** Another session (or, on a new root, none) is about to load: what belonged to the last one goes. */
@@ -145,6 +148,21 @@ export class SessionState {
       await this.tree.reload({ start: 0, end: 60 });
     }
     await this.opened.emit({ path, select: opts.select ?? null });
+  }
+
+  /** Opens a linked child; one outside the roots is first opened read-only (`open_outside`). */
+  async openChild(child: { path: string; outside: boolean }, opts: { select?: string | null; tab?: CenterTab } = {}) {
+    let path = child.path;
+    if (child.outside) {
+      try {
+        this.outsideRow = await this.backend.openOutside(path);
+        path = this.outsideRow.path;
+      } catch (e) {
+        this.chrome.error(e, "Could not open the session");
+        return;
+      }
+    }
+    await this.open(path, opts);
   }
 
   /** Drops what belonged to the open session; `path` (or none) is open next. */
