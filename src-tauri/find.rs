@@ -13,7 +13,8 @@ use pi_session_find::moves::{plan_archived, MoveBatch, MoveItem, MovePlan};
 use pi_session_find::damage::SetAside;
 use pi_session_find::organise::{MarkFilter, MarkSelection, Marks, Organiser, TagCount};
 use pi_session::explorer::Explorer;
-use pi_session_find::roots::{hits_in_file_all, search_all, status_all, update_all};
+use pi_session_find::roots::{hits_in_file_all, scan_all, search_all, set_paused_all, status_all, update_all};
+use pi_session_find::settings::{self, SearchSettings};
 use pi_session_find::{RootIndexes, SearchIndex, SearchIndexProgress, SearchIndexStatus, SearchResults};
 use tauri::{Emitter, State};
 
@@ -24,11 +25,17 @@ type R<T> = Result<T, ApiError>;
 /// Opened on first use (a window that never searches or tags creates no database). Each root
 /// of the view has its own index (another folder opened in the window gets its own too). The
 /// organiser's database is opened again on each use until it opens: a damaged one answers
-/// `organiser-damaged` until the user sets it aside.
+/// `organiser-damaged` until the user sets it aside. The index can be turned off (kept in the
+/// data folder, `search.json`, or `PI_SESSION_SEARCH_INDEX=off`): then nothing is built and
+/// searches read the files.
 pub struct FindState {
     indexes: RootIndexes,
     organiser: Mutex<Option<Arc<Organiser>>>,
     status: Arc<Mutex<SearchIndexStatus>>,
+    /// The window's choice (the environment may still turn it off).
+    enabled: Mutex<bool>,
+    /// Paused from the window: a build stops after its batch, and none starts until resumed.
+    paused: Mutex<bool>,
 }
 
 fn organiser_db() -> PathBuf {
@@ -41,12 +48,25 @@ fn roots_of(ex: &Explorer) -> Vec<PathBuf> {
 
 impl FindState {
     pub fn new() -> FindState {
-        FindState { indexes: RootIndexes::new(), organiser: Mutex::new(None), status: Arc::new(Mutex::new(SearchIndexStatus::default())) }
+        FindState {
+            indexes: RootIndexes::new(),
+            organiser: Mutex::new(None),
+            status: Arc::new(Mutex::new(SearchIndexStatus::default())),
+            enabled: Mutex::new(settings::load(&crate::data_dir()).index),
+            paused: Mutex::new(false),
+        }
+    }
+
+    /// The index is on: the window's setting and the environment agree.
+    fn enabled(&self) -> bool {
+        *self.enabled.lock().unwrap() && settings::enabled_by_env()
     }
 
     /// The indexes of the explorer's roots, opened when first asked for.
     fn indexes(&self, ex: &Explorer) -> R<Vec<Arc<SearchIndex>>> {
-        Ok(self.indexes.of(&roots_of(ex))?)
+        let ixs = self.indexes.of(&roots_of(ex))?;
+        set_paused_all(&ixs, *self.paused.lock().unwrap());
+        Ok(ixs)
     }
 
     fn organiser(&self) -> R<Arc<Organiser>> {
@@ -69,8 +89,12 @@ impl FindState {
     }
 
     /// Builds or updates the index of every root, reporting `search-index-progress` events
-    /// (files done over files to do, across the roots).
+    /// (files and bytes done over to do, across the roots, with the estimated size and time
+    /// left). Nothing when the index is off or paused.
     pub fn build<R: tauri::Runtime>(&self, app: &tauri::AppHandle<R>, ex: &Explorer) {
+        if !self.enabled() || *self.paused.lock().unwrap() {
+            return;
+        }
         // Opening an index may recover its write-ahead log: background work too.
         let Ok(ixs) = at_low_priority(|| self.indexes(ex)) else { return };
         let status = self.status.clone();
@@ -81,7 +105,14 @@ impl FindState {
             // At the lowest CPU priority: the window, the listing and opened sessions go first.
             let r = at_low_priority(|| {
                 ix.update(|p| {
-                    let all = SearchIndexProgress { done: before.done + p.done, total: before.total + p.total };
+                    let all = SearchIndexProgress {
+                        done: before.done + p.done,
+                        total: before.total + p.total,
+                        bytes_done: before.bytes_done + p.bytes_done,
+                        bytes_total: before.bytes_total + p.bytes_total,
+                        estimated_bytes: before.estimated_bytes + p.estimated_bytes,
+                        seconds_left: p.seconds_left,
+                    };
                     status.lock().unwrap().progress = all;
                     let _ = app.emit("search-index-progress", all);
                 })
@@ -98,29 +129,79 @@ impl FindState {
         s.files_indexed = all.files_indexed;
         s.bytes_on_disk = all.bytes_on_disk;
         s.damaged = all.damaged;
-        let _ = app.emit("search-index-progress", SearchIndexProgress { done: s.progress.total, total: s.progress.total });
+        s.paused = all.paused;
+        let done = SearchIndexProgress { done: if s.paused { s.progress.done } else { s.progress.total }, seconds_left: None, ..s.progress };
+        let _ = app.emit("search-index-progress", done);
+    }
+
+    fn status(&self, ex: &Explorer) -> R<SearchIndexStatus> {
+        let mut s = self.status.lock().unwrap().clone();
+        s.paused = *self.paused.lock().unwrap();
+        s.off = !self.enabled();
+        if s.off {
+            return Ok(SearchIndexStatus { off: true, ..Default::default() });
+        }
+        let all = status_all(&self.indexes(ex)?)?;
+        s.files_indexed = all.files_indexed;
+        s.bytes_on_disk = all.bytes_on_disk;
+        s.damaged = all.damaged;
+        if s.building {
+            s.progress = all.progress;
+        }
+        Ok(s)
     }
 }
 
 #[tauri::command(async)]
 pub fn search_index_status(state: State<'_, AppState>, find: State<'_, FindState>) -> R<SearchIndexStatus> {
-    let all = status_all(&find.indexes(&state.explorer())?)?;
-    let mut s = find.status.lock().unwrap().clone();
-    s.files_indexed = all.files_indexed;
-    s.bytes_on_disk = all.bytes_on_disk;
-    s.damaged = all.damaged;
-    Ok(s)
+    find.status(&state.explorer())
+}
+
+/// Pauses the index's build (it stops after the batch it is on, keeping what it did; searches
+/// read the files it has not done) or resumes it.
+#[tauri::command(async)]
+pub fn set_search_index_paused<T: tauri::Runtime>(app: tauri::AppHandle<T>, state: State<'_, AppState>, find: State<'_, FindState>, paused: bool) -> R<SearchIndexStatus> {
+    *find.paused.lock().unwrap() = paused;
+    let ex = state.explorer();
+    if find.enabled() {
+        set_paused_all(&find.indexes(&ex)?, paused);
+        if !paused {
+            crate::build_search_index(&app);
+        }
+    }
+    find.status(&ex)
+}
+
+/// Turns the index on or off (remembered in the data folder). Off, no index is built or
+/// opened and searches read the files; on again, it builds (incrementally) in the background.
+#[tauri::command(async)]
+pub fn set_search_index_enabled<T: tauri::Runtime>(app: tauri::AppHandle<T>, state: State<'_, AppState>, find: State<'_, FindState>, enabled: bool) -> R<SearchIndexStatus> {
+    settings::save(&crate::data_dir(), SearchSettings { index: enabled }).map_err(|e| ApiError::from(pi_session::Error::io(&settings::file(&crate::data_dir()), e)))?;
+    *find.enabled.lock().unwrap() = enabled;
+    if find.enabled() {
+        crate::build_search_index(&app);
+    } else {
+        // A running build stops at its next batch.
+        if let Ok(ixs) = find.indexes(&state.explorer()) {
+            set_paused_all(&ixs, true);
+        }
+    }
+    find.status(&state.explorer())
 }
 
 /// Runs a query on the indexes of every root; unless a background build is running, each
 /// index first takes in what changed (a stat per file, then only appended lines). Synced
-/// copies that the list shows once are left out of the hits.
+/// copies that the list shows once are left out of the hits. With the index off, every file
+/// is read (the answer's `scannedFiles` says how many).
 #[tauri::command(async)]
 pub fn search_indexed(state: State<'_, AppState>, find: State<'_, FindState>, query: String, limit: u32) -> R<SearchResults> {
     let ex = state.explorer();
+    let hidden: HashSet<PathBuf> = ex.shadowed_copies().into_iter().map(|(p, _)| p).collect();
+    if !find.enabled() {
+        return Ok(scan_all(&roots_of(&ex), &hidden, &query, limit as usize)?);
+    }
     let ixs = find.indexes(&ex)?;
     update_all(&ixs)?;
-    let hidden: HashSet<PathBuf> = ex.shadowed_copies().into_iter().map(|(p, _)| p).collect();
     Ok(search_all(&ixs, &hidden, &query, limit as usize)?)
 }
 
@@ -128,7 +209,11 @@ pub fn search_indexed(state: State<'_, AppState>, find: State<'_, FindState>, qu
 #[tauri::command(async)]
 pub fn search_hits_in_session(state: State<'_, AppState>, find: State<'_, FindState>, path: String, query: String) -> R<Vec<String>> {
     let ex = state.explorer();
-    ex.resolve(&path)?;
+    let real = ex.resolve(&path)?;
+    if !find.enabled() {
+        let q = pi_session_find::Query::parse(&query)?;
+        return Ok(pi_session_find::scan::search_file(&real, &q, 100_000).map(|g| g.hits.into_iter().map(|h| h.id).collect()).unwrap_or_default());
+    }
     Ok(hits_in_file_all(&find.indexes(&ex)?, &query, &path)?)
 }
 

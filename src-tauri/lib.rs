@@ -167,6 +167,8 @@ pub fn with_commands<R: tauri::Runtime>(builder: tauri::Builder<R>, explorer: Ar
         commands::open_root,
         // Issue 14: indexed search, dashboard, tags/pin/archive, export.
         find::search_index_status,
+        find::set_search_index_paused,
+        find::set_search_index_enabled,
         find::search_indexed,
         find::search_hits_in_session,
         find::dashboard,
@@ -244,6 +246,12 @@ pub fn watch_roots<R: tauri::Runtime>(handle: &tauri::AppHandle<R>, explorer: &A
 pub fn roots_changed<R: tauri::Runtime>(handle: &tauri::AppHandle<R>) {
     let explorer = handle.state::<AppState>().explorer();
     watch_roots(handle, &explorer);
+    build_search_index(handle);
+}
+
+/// Builds (or brings up to date) the search indexes of the roots in the background.
+pub fn build_search_index<R: tauri::Runtime>(handle: &tauri::AppHandle<R>) {
+    let explorer = handle.state::<AppState>().explorer();
     let handle = handle.clone();
     let _ = std::thread::Builder::new().name("index-roots".into()).spawn(move || {
         handle.state::<find::FindState>().build(&handle, &explorer);

@@ -29,7 +29,7 @@ pub use audit::{is_context_message, AuditCompaction, AuditHidden, AuditView, AUD
 pub use lister::{ProgressSink, Snapshot};
 use lister::Lister;
 pub use listing::title_of;
-pub use search::searchable_text;
+pub use search::{searchable_text, searchable_text_of};
 pub use transcript::newest_in_subtree;
 use tree_pages::LayoutKey;
 
