@@ -31,6 +31,8 @@ const COMMANDS: &[&str] = &[
     "open_root",
     // Issue 14: indexed search, dashboard, tags/pin/archive, export.
     "search_index_status",
+    "set_search_index_paused",
+    "set_search_index_enabled",
     "search_indexed",
     "search_hits_in_session",
     "dashboard",

@@ -1,10 +1,11 @@
 //! The n-grams of the index and their posting lists.
 //!
-//! A *gram* is a window of 1, 2 or 3 bytes of an entry's lowercased searchable text (UTF-8),
-//! as a key `n << 24 | bytes`. A term of 3+ bytes needs all of its trigrams, a term of 2 bytes
-//! its bigram, one byte its unigram: a block of entries holding the term holds every one of
-//! those grams, so the blocks holding all of a query's grams are a superset of the blocks
-//! holding its terms (each candidate is then checked against the entry's text itself).
+//! A *gram* is a window of 1 or 3 bytes of an entry's lowercased searchable text (UTF-8), as a
+//! key `n << 24 | bytes`; each text is taken with a 0 byte after it, so its last two bytes
+//! start a trigram too. A term of 3+ bytes needs all of its trigrams, a term of 2 bytes one of
+//! the 256 trigrams it starts, one byte its unigram: a block of entries holding the term holds
+//! those grams, so the blocks holding a query's grams are a superset of the blocks holding its
+//! terms (each candidate is then checked against the entry's text itself).
 //!
 //! Two words in a row are a key too (`5 << 24 | hash`): the last 3 bytes of the first word (all
 //! of it when shorter) and the first 2 of the second, whatever parts them. A phrase of common
@@ -92,12 +93,28 @@ fn term_pairs(t: &[u8]) -> Vec<u32> {
     out
 }
 
-/// The grams a lowercased term needs (sorted, distinct): its trigrams, or its one bigram or
-/// unigram. None for an empty term.
+/// What a block must hold for a lowercased term.
+pub enum Needs {
+    /// Every one of these keys.
+    All(Vec<u32>),
+    /// One of these keys at least (a term of two bytes: the trigrams it starts).
+    Any(Vec<u32>),
+}
+
+/// The grams a lowercased term needs: its trigrams and word pairs, or one of the trigrams a
+/// 2-byte term starts, or its unigram. Nothing for an empty term.
+pub fn term_needs(term: &[u8]) -> Needs {
+    match term.len() {
+        2 => Needs::Any((0..=255u8).map(|c| key(&[term[0], term[1], c])).collect()),
+        _ => Needs::All(term_keys(term)),
+    }
+}
+
+/// The keys a lowercased term of 1 or 3+ bytes needs (sorted, distinct).
 pub fn term_keys(term: &[u8]) -> Vec<u32> {
     let mut v: Vec<u32> = match term.len() {
-        0 => Vec::new(),
-        1 | 2 => vec![key(term)],
+        0 | 2 => Vec::new(),
+        1 => vec![key(term)],
         _ => term.windows(3).map(key).collect(),
     };
     v.extend(term_pairs(term));
@@ -110,43 +127,37 @@ pub fn term_keys(term: &[u8]) -> Vec<u32> {
 /// block (so one set serves a whole file or batch).
 pub struct GramSet {
     tri: Vec<u64>,
-    bi: Vec<u64>,
     uni: [u64; 4],
     pairs: Vec<u64>,
     found: Vec<u32>,
+    tools: Vec<u32>,
 }
 
 impl Default for GramSet {
     fn default() -> Self {
-        GramSet { tri: vec![0; (1 << 24) / 64], bi: vec![0; (1 << 16) / 64], uni: [0; 4], pairs: vec![0; (1 << 24) / 64], found: Vec::new() }
+        GramSet { tri: vec![0; (1 << 24) / 64], uni: [0; 4], pairs: vec![0; (1 << 24) / 64], found: Vec::new(), tools: Vec::new() }
     }
 }
 
 impl GramSet {
-    /// Adds the grams of one lowercased text.
+    /// Adds the grams of one lowercased text (and of the 0 byte taken after it).
     pub fn add_text(&mut self, t: &[u8]) {
         let n = t.len();
-        for i in 0..n {
-            let a = t[i];
-            let (w, bit) = (a as usize >> 6, 1u64 << (a & 63));
-            if self.uni[w] & bit == 0 {
-                self.uni[w] |= bit;
-                self.found.push(1 << 24 | a as u32);
-            }
-            if i + 1 < n {
-                let k = (a as u32) << 8 | t[i + 1] as u32;
-                let (w, bit) = ((k >> 6) as usize, 1u64 << (k & 63));
-                if self.bi[w] & bit == 0 {
-                    self.bi[w] |= bit;
-                    self.found.push(2 << 24 | k);
+        let mut k: u32 = 0;
+        for (i, &a) in t.iter().chain(std::iter::once(&0u8)).enumerate() {
+            if i < n {
+                let (w, bit) = (a as usize >> 6, 1u64 << (a & 63));
+                if self.uni[w] & bit == 0 {
+                    self.uni[w] |= bit;
+                    self.found.push(1 << 24 | a as u32);
                 }
-                if i + 2 < n {
-                    let k = k << 8 | t[i + 2] as u32;
-                    let (w, bit) = ((k >> 6) as usize, 1u64 << (k & 63));
-                    if self.tri[w] & bit == 0 {
-                        self.tri[w] |= bit;
-                        self.found.push(3 << 24 | k);
-                    }
+            }
+            k = (k << 8 | a as u32) & 0x00ff_ffff;
+            if i >= 2 {
+                let (w, bit) = ((k >> 6) as usize, 1u64 << (k & 63));
+                if self.tri[w] & bit == 0 {
+                    self.tri[w] |= bit;
+                    self.found.push(3 << 24 | k);
                 }
             }
         }
@@ -177,24 +188,24 @@ impl GramSet {
 
     /// Adds a key of another kind (a tool's).
     pub fn add_key(&mut self, k: u32) {
-        self.found.push(k);
+        if !self.tools.contains(&k) {
+            self.tools.push(k);
+        }
     }
 
-    /// The block's distinct keys, sorted; the set is empty again after.
+    /// The block's distinct keys (in no order); the set is empty again after.
     pub fn take(&mut self) -> Vec<u32> {
-        let mut out = std::mem::take(&mut self.found);
+        self.found.append(&mut self.tools);
+        let out = std::mem::take(&mut self.found);
         for &k in &out {
             let v = k & 0x00ff_ffff;
             match k >> 24 {
                 1 => self.uni[(v >> 6) as usize] = 0,
-                2 => self.bi[(v >> 6) as usize] = 0,
                 3 => self.tri[(v >> 6) as usize] = 0,
                 5 => self.pairs[(v >> 6) as usize] = 0,
                 _ => {}
             }
         }
-        out.sort_unstable();
-        out.dedup();
         out
     }
 }
@@ -288,20 +299,26 @@ mod tests {
     fn a_block_holding_a_term_holds_every_key_of_it() {
         let mut s = GramSet::default();
         s.add_text("src/parser.ts café 日本語 ok".as_bytes());
-        let keys = s.take();
-        for t in ["src/parser.ts", "parser", "café", "日本語", "ok", "k", "é", "日", "c/pars", "rc/parser.t", "parser.ts café", "s café 日本語 o", "ts café"] {
-            for k in term_keys(t.as_bytes()) {
-                assert!(keys.binary_search(&k).is_ok(), "{t}: {k:x}");
+        let mut keys = s.take();
+        keys.sort_unstable();
+        for t in ["src/parser.ts", "parser", "café", "日本語", "ok", "k", "é", "日", "c/pars", "rc/parser.t", "parser.ts café", "s café 日本語 o", "ts café", "sr", "ts", " o"] {
+            match term_needs(t.as_bytes()) {
+                Needs::All(v) => assert!(v.iter().all(|k| keys.binary_search(k).is_ok()), "{t}"),
+                Needs::Any(v) => assert!(v.iter().any(|k| keys.binary_search(k).is_ok()), "{t}"),
             }
         }
-        assert!(term_keys(b"zz").iter().any(|k| keys.binary_search(k).is_err()));
+        let Needs::Any(zz) = term_needs(b"zz") else { panic!() };
+        assert!(zz.iter().all(|k| keys.binary_search(k).is_err()));
         // The set is empty again.
         assert!(s.take().is_empty());
         s.add_text(b"ab");
-        assert_eq!(s.take(), vec![1 << 24 | b'a' as u32, 1 << 24 | b'b' as u32, 2 << 24 | (b'a' as u32) << 8 | b'b' as u32]);
+        let mut keys = s.take();
+        keys.sort_unstable();
+        assert_eq!(keys, vec![1 << 24 | b'a' as u32, 1 << 24 | b'b' as u32, 3 << 24 | (b'a' as u32) << 16 | (b'b' as u32) << 8]);
         // A phrase's word pairs: present only where the words meet.
         s.add_text(b"the sparse; ape parser");
-        let keys = s.take();
+        let mut keys = s.take();
+        keys.sort_unstable();
         assert!(term_keys(b"the spa").iter().all(|k| keys.binary_search(k).is_ok()));
         assert!(term_keys(b"e pars").iter().all(|k| keys.binary_search(k).is_ok()));
         // Every trigram of "the parser" is there, its pair (the, pa) is not.

@@ -28,6 +28,7 @@ use serde::Serialize;
 
 mod build;
 mod lookup;
+mod segment;
 mod sql;
 mod verify;
 
@@ -63,9 +64,12 @@ pub struct UpdateStats {
 pub struct SearchIndexProgress {
     pub done: usize,
     pub total: usize,
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub bytes_done: u64,
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub bytes_total: u64,
     /// The index's size on disk when this build is done (estimated from what it wrote so far).
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub estimated_bytes: u64,
     /// Seconds left at the speed so far, once there is a speed to go by.
     pub seconds_left: Option<f64>,
@@ -261,6 +265,10 @@ impl SearchIndex {
 
     fn with(root: &Path, db: &Path, conn: Connection, read: Connection, damage: Option<SetAside>) -> SearchIndex {
         let _ = read.execute_batch("PRAGMA busy_timeout=5000;");
+        // Posting files no segment names: left by an interrupted write, or by an older index.
+        if let Ok(segs) = build::segments(&conn) {
+            segment::remove_others(&segment::dir_of(db), &segs.into_iter().map(|s| s.file).collect::<Vec<_>>());
+        }
         SearchIndex {
             root: root.to_path_buf(),
             db: db.to_path_buf(),
@@ -397,6 +405,9 @@ impl SearchIndex {
         *self.progress.lock().unwrap() = p;
         progress(p);
         let mut postings = Postings::new();
+        let dir = segment::dir_of(&self.db);
+        let mut phases = [0f64; 5];
+        let first_seg: i64 = c.query_row("SELECT coalesce(max(id), 0) + 1 FROM segments", [], |r| r.get(0)).map_err(at)?;
         let mut tx: Option<Tx<'_>> = None;
         let mut dead = 0;
         let mut written = 0u64;
@@ -405,7 +416,9 @@ impl SearchIndex {
                 stats.paused = true;
                 break;
             }
+            let t0 = Instant::now();
             let results: Vec<Result<FileRows, Error>> = batch.par_iter().map(|(path, plan, _)| index_file(path, plan)).collect();
+            let t1 = Instant::now();
             if tx.is_none() {
                 tx = Some(Tx::begin(&c).map_err(at)?);
             }
@@ -423,15 +436,21 @@ impl SearchIndex {
                 blocks.extend(b);
                 dead += d;
             }
+            let t2 = Instant::now();
             postings.add(&blocks);
+            let t3 = Instant::now();
+            phases[0] += (t1 - t0).as_secs_f64();
+            phases[1] += (t2 - t1).as_secs_f64();
+            phases[2] += (t3 - t2).as_secs_f64();
             p.done += batch.len();
             p.bytes_done += batch.iter().map(|w| w.2).sum::<u64>();
             if postings.bytes >= FLUSH_BYTES {
-                written += postings.flush(&c).map_err(at)?;
+                let t = Instant::now();
+                written += postings.flush(&c, &dir).map_err(at)?;
                 add_dead(&c, std::mem::take(&mut dead)).map_err(at)?;
                 tx.take().map(Tx::commit).transpose().map_err(at)?;
+                phases[3] += t.elapsed().as_secs_f64();
                 self.publish(left(p.done));
-                merge_segments(&c).map_err(at)?;
             }
             // The estimate: the size before plus what this build wrote (or holds) per byte read.
             let so_far = written + postings.bytes as u64 + stats.entries_added as u64 * 80;
@@ -446,13 +465,18 @@ impl SearchIndex {
             if tx.is_none() {
                 tx = Some(Tx::begin(&c).map_err(at)?);
             }
-            postings.flush(&c).map_err(at)?;
+            postings.flush(&c, &dir).map_err(at)?;
             add_dead(&c, dead).map_err(at)?;
             tx.take().map(Tx::commit).transpose().map_err(at)?;
         }
         self.publish(left(p.done));
         if stats.added + stats.appended + stats.reindexed + stats.removed > 0 {
-            merge_segments(&c).map_err(at)?;
+            let t = Instant::now();
+            merge_segments(&c, &dir, Some(first_seg)).map_err(at)?;
+            phases[4] += t.elapsed().as_secs_f64();
+            if std::env::var_os("PI_SESSION_SEARCH_TIMING").is_some() {
+                eprintln!("index phases: read {:.2} s, rows {:.2} s, postings {:.2} s, flush {:.2} s, merge {:.2} s; total {:.2} s", phases[0], phases[1], phases[2], phases[3], phases[4], start.elapsed().as_secs_f64());
+            }
             // Fold the write-ahead log back into the database file.
             c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).map_err(at)?;
         }
@@ -553,9 +577,10 @@ impl SearchIndex {
         Ok(lookup::find(&c, &self.db, &q, ALL, Some(id), &HashSet::new())?.into_iter().map(|h| h.id).collect())
     }
 
-    /// Bytes the index takes on disk (database and its WAL).
+    /// Bytes the index takes on disk (database, its WAL, its posting files).
     pub fn size_on_disk(&self) -> u64 {
         let wal = PathBuf::from(format!("{}-wal", self.db.display()));
-        [self.db.clone(), wal].iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum()
+        let files: u64 = std::fs::read_dir(segment::dir_of(&self.db)).into_iter().flatten().flatten().filter_map(|e| e.metadata().ok()).map(|m| m.len()).sum();
+        files + [self.db.clone(), wal].iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum::<u64>()
     }
 }

@@ -345,6 +345,9 @@ pub fn call(ex: &Explorer, find: &Find, command: &str, arguments: Value) -> Resu
             args::<NoArgs>(c, v)?;
             val(find.status(ex)?)
         }
+        // The index of a served root follows its queries; pausing or turning it off is the
+        // window's (the server's own setting is PI_SESSION_SEARCH_INDEX).
+        "set_search_index_paused" | "set_search_index_enabled" => Err(ServeError::WindowOnly(c.into())),
         "search_indexed" => {
             let a: Search = args(c, v)?;
             val(find.search(ex, &a.query, a.limit as usize)?)

@@ -13,19 +13,19 @@ use pi_session::entry::{Detail, Kind};
 use pi_session::pathstr::encode;
 use pi_session::summary::SessionSummary;
 use pi_session::{Session, SessionIndex};
-use rayon::prelude::*;
 use rusqlite::{params, Connection, OptionalExtension};
 
+use super::segment;
 use crate::grams::{self, GramSet};
 use crate::text;
 use crate::Error;
 
 /// Searchable text per block, about: a block is checked as a whole when all of a query's keys
 /// are in it, so smaller blocks mean fewer lines read for nothing, larger ones smaller lists.
-const BLOCK_TEXT: usize = 4096;
+const BLOCK_TEXT: usize = 16_384;
 
 /// Posting bytes held in memory before they are written as a segment.
-pub(super) const FLUSH_BYTES: usize = 32 << 20;
+pub(super) const FLUSH_BYTES: usize = 64 << 20;
 
 pub(super) struct Row {
     pub entry_id: String,
@@ -326,19 +326,46 @@ impl Hasher for KeyHasher {
 
 type KeyMap<V> = HashMap<u32, V, BuildHasherDefault<KeyHasher>>;
 
-/// Posting lists being built: per key, its last block id and its list so far. Split by key
-/// over the cores (`parts`), each part filled by one thread.
+/// Posting lists being built: per key, its last block id and its list so far. Each batch's
+/// (key, block) pairs are sorted by key first (a radix sort: memory read in order), so a key
+/// is looked up once per batch, not once per block.
 pub(super) struct Postings {
-    parts: Vec<KeyMap<(u32, Vec<u8>)>>,
+    lists: KeyMap<(u32, Vec<u8>)>,
+    pairs: Vec<u64>,
+    scratch: Vec<u64>,
     pub bytes: usize,
     pub first_block: Option<u32>,
     pub last_block: u32,
 }
 
+/// Sorts `v` by its upper 32 bits, stably (least significant byte first).
+fn radix_sort_hi(v: &mut Vec<u64>, scratch: &mut Vec<u64>) {
+    scratch.clear();
+    scratch.resize(v.len(), 0);
+    for pass in 0..4 {
+        let shift = 32 + 8 * pass;
+        let mut count = [0usize; 257];
+        for &x in v.iter() {
+            count[((x >> shift) & 0xff) as usize + 1] += 1;
+        }
+        if count.iter().any(|&c| c == v.len()) {
+            continue;
+        }
+        for i in 0..256 {
+            count[i + 1] += count[i];
+        }
+        for &x in v.iter() {
+            let d = ((x >> shift) & 0xff) as usize;
+            scratch[count[d]] = x;
+            count[d] += 1;
+        }
+        std::mem::swap(v, scratch);
+    }
+}
+
 impl Postings {
     pub fn new() -> Postings {
-        let n = rayon::current_num_threads().clamp(1, 8);
-        Postings { parts: (0..n).map(|_| KeyMap::default()).collect(), bytes: 0, first_block: None, last_block: 0 }
+        Postings { lists: KeyMap::default(), pairs: Vec::new(), scratch: Vec::new(), bytes: 0, first_block: None, last_block: 0 }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -350,150 +377,213 @@ impl Postings {
         let Some(&(first, _)) = blocks.first() else { return };
         self.first_block.get_or_insert(first);
         self.last_block = blocks.last().map(|b| b.0).unwrap_or(first);
-        let n = self.parts.len() as u32;
-        let added: usize = self
-            .parts
-            .par_iter_mut()
-            .enumerate()
-            .map(|(p, map)| {
-                let mut added = 0;
-                for (id, keys) in blocks {
-                    for &k in keys {
-                        if (k.wrapping_mul(0x9e37_79b1) >> 16) % n != p as u32 {
-                            continue;
-                        }
-                        let (last, list) = map.entry(k).or_insert((0, Vec::new()));
-                        let before = list.len();
-                        grams::put_varint(list, *id - *last);
-                        *last = *id;
-                        added += list.len() - before;
-                    }
-                }
-                added
-            })
-            .sum();
-        self.bytes += added;
+        self.pairs.clear();
+        for (id, keys) in blocks {
+            self.pairs.extend(keys.iter().map(|&k| (k as u64) << 32 | *id as u64));
+        }
+        radix_sort_hi(&mut self.pairs, &mut self.scratch);
+        let mut i = 0;
+        let p = &self.pairs;
+        while i < p.len() {
+            let k = (p[i] >> 32) as u32;
+            let (last, list) = self.lists.entry(k).or_insert((0, Vec::new()));
+            let before = list.len();
+            while i < p.len() && (p[i] >> 32) as u32 == k {
+                let id = p[i] as u32;
+                grams::put_varint(list, id - *last);
+                *last = id;
+                i += 1;
+            }
+            self.bytes += list.len() - before;
+        }
     }
 
-    /// Writes the lists as segment `seg` and empties them; returns the bytes written.
-    pub fn flush(&mut self, c: &Connection) -> rusqlite::Result<u64> {
+    /// Writes the lists as a new segment (its file, then its row) and empties them; returns
+    /// the bytes written.
+    pub fn flush(&mut self, c: &Connection, dir: &Path) -> rusqlite::Result<u64> {
         let Some(first) = self.first_block else { return Ok(0) };
         let seg: i64 = c.query_row("SELECT coalesce(max(id), 0) + 1 FROM segments", [], |r| r.get(0))?;
-        let mut all: Vec<(u32, Vec<u8>)> = self.parts.iter_mut().flat_map(|m| m.drain().map(|(k, (_, l))| (k, l))).collect();
+        let mut all: Vec<(u32, u32, Vec<u8>)> = self.lists.drain().map(|(k, (last, l))| (k, last, l)).collect();
         all.sort_unstable_by_key(|e| e.0);
-        let mut ins = c.prepare_cached("INSERT INTO postings(key, seg, list) VALUES(?1, ?2, ?3)")?;
-        let mut bytes = 0u64;
-        for (k, l) in &all {
-            ins.execute(params![*k as i64, seg, l])?;
-            bytes += l.len() as u64;
-        }
-        c.execute("INSERT INTO segments(id, first_block, last_block, bytes) VALUES(?1, ?2, ?3, ?4)", params![seg, first as i64, self.last_block as i64, bytes as i64])?;
+        let name = file_name(c, seg)?;
+        let bytes = segment::write(dir, &name, &all).map_err(|e| segment::damaged(&dir.join(&name), &e.to_string()))?;
+        c.execute("INSERT INTO segments(id, first_block, last_block, bytes, file) VALUES(?1, ?2, ?3, ?4, ?5)", params![seg, first as i64, self.last_block as i64, bytes as i64, name])?;
         self.bytes = 0;
         self.first_block = None;
         Ok(bytes)
     }
 }
 
-/// The size class of a segment: segments of one class are merged four at a time.
-fn level(bytes: i64) -> u32 {
-    let mb = (bytes.max(0) as u64) >> 20;
-    if mb == 0 {
-        0
-    } else {
-        1 + (63 - mb.leading_zeros()) / 2
-    }
+/// A new posting file's name for segment `seg` (a counter in `meta` keeps names unique).
+fn file_name(c: &Connection, seg: i64) -> rusqlite::Result<String> {
+    c.execute("INSERT INTO meta(key, value) VALUES('files', 1) ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1", [])?;
+    let n: i64 = c.query_row("SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'files'", [], |r| r.get(0))?;
+    Ok(format!("seg-{seg}-{n}.post"))
 }
 
-/// Merges segments while the four newest are of one size class, or all of them when dead
-/// blocks (of removed or rewritten files) make a fifth of the lists; each merge in its own
-/// transaction.
-pub(super) fn merge_segments(c: &Connection) -> rusqlite::Result<()> {
+/// A segment's row.
+#[derive(Clone)]
+pub(super) struct SegRow {
+    pub id: i64,
+    pub first: i64,
+    pub last: i64,
+    pub bytes: i64,
+    pub file: String,
+}
+
+/// Segments, oldest blocks first.
+pub(super) fn segments(c: &Connection) -> rusqlite::Result<Vec<SegRow>> {
+    let mut st = c.prepare_cached("SELECT id, first_block, last_block, bytes, file FROM segments ORDER BY first_block")?;
+    let rows = st.query_map([], |r| Ok(SegRow { id: r.get(0)?, first: r.get(1)?, last: r.get(2)?, bytes: r.get(3)?, file: r.get(4)? }))?;
+    rows.collect()
+}
+
+/// Merges segments after an update: first the ones it wrote (`from`: the first of them) into
+/// one; then the newest two while the newer is at least a quarter of the older (so sizes fall
+/// by four at least from the oldest: a few segments, each byte rewritten a few times over the
+/// index's life); all of them when dead blocks (of removed or rewritten files) make a quarter
+/// of the blocks. Each merge is its own transaction.
+pub(super) fn merge_segments(c: &Connection, dir: &Path, from: Option<i64>) -> rusqlite::Result<()> {
+    if let Some(from) = from {
+        let mine: Vec<SegRow> = segments(c)?.into_iter().filter(|s| s.id >= from).collect();
+        if mine.len() >= 2 {
+            merge(c, dir, &mine)?;
+        }
+    }
     loop {
-        let segs: Vec<(i64, i64, i64, i64)> = {
-            let mut st = c.prepare("SELECT id, first_block, last_block, bytes FROM segments ORDER BY first_block")?;
-            let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
-            rows.collect::<Result<_, _>>()?
-        };
+        let segs = segments(c)?;
         let dead: i64 = c.query_row("SELECT CAST(coalesce((SELECT value FROM meta WHERE key='dead_blocks'), 0) AS INTEGER)", [], |r| r.get(0))?;
         let live: i64 = c.query_row("SELECT count(*) FROM blocks", [], |r| r.get(0))?;
-        let group: &[(i64, i64, i64, i64)] = if dead > 0 && dead * 4 > live && !segs.is_empty() {
-            &segs
-        } else if segs.len() >= 4 && segs[segs.len() - 4..].iter().all(|s| level(s.3) == level(segs[segs.len() - 1].3)) {
-            &segs[segs.len() - 4..]
-        } else {
+        if dead > 0 && dead * 4 > live && !segs.is_empty() {
+            merge(c, dir, &segs)?;
             return Ok(());
-        };
-        let all = group.len() == segs.len();
-        c.execute_batch("BEGIN IMMEDIATE")?;
-        let r = merge(c, group);
-        match r {
-            Ok(()) => {
-                if all {
-                    c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('dead_blocks', 0)", [])?;
-                }
-                c.execute_batch("COMMIT")?;
-            }
-            Err(e) => {
-                let _ = c.execute_batch("ROLLBACK");
-                return Err(e);
-            }
         }
-        if all {
+        let n = segs.len();
+        if n >= 2 && segs[n - 1].bytes * 4 >= segs[n - 2].bytes {
+            merge(c, dir, &segs[n - 2..])?;
+        } else {
             return Ok(());
         }
     }
 }
 
-/// Merges `group` (consecutive segments, in block order) into one, dropping the ids of blocks
-/// that no longer exist.
-fn merge(c: &Connection, group: &[(i64, i64, i64, i64)]) -> rusqlite::Result<()> {
-    let (lo, hi) = (group.iter().map(|s| s.1).min().unwrap_or(0), group.iter().map(|s| s.2).max().unwrap_or(0));
-    let live: std::collections::HashSet<u32> = {
+/// Merges `group` (consecutive segments, in block order) into one new file that keeps the
+/// first's id: the lists of each key joined end to end (the next list's first id rewritten as
+/// a difference); where blocks died (files removed or indexed again) in the group's range, the
+/// lists are decoded and the dead ids dropped. The rows change in one transaction, after the
+/// new file is in place; the old files go after it.
+fn merge(c: &Connection, dir: &Path, group: &[SegRow]) -> rusqlite::Result<()> {
+    let (lo, hi) = (group.iter().map(|s| s.first).min().unwrap_or(0), group.iter().map(|s| s.last).max().unwrap_or(0));
+    let live_count: i64 = c.query_row("SELECT count(*) FROM blocks WHERE id BETWEEN ?1 AND ?2", [lo, hi], |r| r.get(0))?;
+    let in_range: i64 = group.iter().map(|s| s.last - s.first + 1).sum();
+    // The live blocks of the range, as a bitmap, when some died.
+    let live: Option<Vec<u64>> = if live_count < in_range {
+        let mut bits = vec![0u64; ((hi - lo) as usize >> 6) + 1];
         let mut st = c.prepare("SELECT id FROM blocks WHERE id BETWEEN ?1 AND ?2")?;
-        let rows = st.query_map([lo, hi], |r| r.get::<_, i64>(0).map(|v| v as u32))?;
-        rows.collect::<Result<_, _>>()?
+        for id in st.query_map([lo, hi], |r| r.get::<_, i64>(0))? {
+            let k = (id? - lo) as usize;
+            bits[k >> 6] |= 1 << (k & 63);
+        }
+        Some(bits)
+    } else {
+        None
     };
-    let ids: Vec<i64> = group.iter().map(|s| s.0).collect();
-    let list = ids.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",");
-    let seg: i64 = c.query_row("SELECT coalesce(max(id), 0) + 1 FROM segments", [], |r| r.get(0))?;
-    let keys: Vec<i64> = {
-        let mut st = c.prepare(&format!("SELECT DISTINCT key FROM postings WHERE seg IN ({list}) ORDER BY key"))?;
-        let rows = st.query_map([], |r| r.get(0))?;
-        rows.collect::<Result<_, _>>()?
-    };
-    let mut bytes = 0u64;
-    let mut ids_buf = Vec::new();
-    for chunk in keys.chunks(2048) {
-        let (a, b) = (chunk[0], chunk[chunk.len() - 1]);
-        let rows: Vec<(i64, Vec<u8>)> = {
-            let mut st = c.prepare_cached(&format!("SELECT key, list FROM postings WHERE key BETWEEN ?1 AND ?2 AND seg IN ({list}) ORDER BY key, seg"))?;
-            let rows = st.query_map([a, b], |r| Ok((r.get(0)?, r.get(1)?)))?;
-            rows.collect::<Result<_, _>>()?
-        };
-        let mut ins = c.prepare_cached("INSERT INTO postings(key, seg, list) VALUES(?1, ?2, ?3)")?;
-        let mut i = 0;
-        while i < rows.len() {
-            let k = rows[i].0;
-            ids_buf.clear();
-            while i < rows.len() && rows[i].0 == k {
-                // A list that does not decode is not ours to keep: its ids are dropped.
-                let _ = grams::decode_into(&rows[i].1, &mut ids_buf);
-                i += 1;
+    let segs: Vec<segment::Segment> = group.iter().map(|g| segment::Segment::open(&dir.join(&g.file), false)).collect::<Result<_, _>>()?;
+    let io = |e: std::io::Error| segment::damaged(dir, &e.to_string());
+    // (key, rank of the segment, last, offset, length), by key then segment.
+    let mut all: Vec<(u32, usize, u32, u64, u32)> = Vec::new();
+    for (r, s) in segs.iter().enumerate() {
+        all.extend(s.table().map_err(io)?.into_iter().map(|(k, last, off, len)| (k, r, last, off, len)));
+    }
+    all.sort_unstable_by_key(|e| (e.0, e.1));
+    let keep = group[0].id;
+    let name = file_name(c, keep)?;
+    let mut w = segment::Writer::new(dir, &name).map_err(io)?;
+    let (mut buf, mut out) = (Vec::new(), Vec::new());
+    let mut i = 0;
+    while i < all.len() {
+        let k = all[i].0;
+        let mut j = i;
+        while j < all.len() && all[j].0 == k {
+            j += 1;
+        }
+        out.clear();
+        let mut last: Option<u32> = None;
+        match &live {
+            None => {
+                for &(_, r, l, off, len) in &all[i..j] {
+                    append_list(&mut out, last, &segs[r].list(off, len).map_err(io)?);
+                    last = Some(l);
+                }
             }
-            ids_buf.sort_unstable();
-            ids_buf.dedup();
-            ids_buf.retain(|id| live.contains(id));
-            if !ids_buf.is_empty() {
-                let l = grams::encode(&ids_buf);
-                bytes += l.len() as u64;
-                ins.execute(params![k, seg, l])?;
+            Some(bits) => {
+                buf.clear();
+                for &(_, r, _, off, len) in &all[i..j] {
+                    grams::decode_into(&segs[r].list(off, len).map_err(io)?, &mut buf).map_err(|why| segment::damaged(dir, &format!("list of key {k:#x}: {why}")))?;
+                }
+                buf.retain(|&id| {
+                    let x = id as i64 - lo;
+                    !(0..=hi - lo).contains(&x) || bits[x as usize >> 6] & (1 << (x & 63)) != 0
+                });
+                out = grams::encode(&buf);
+                last = buf.last().copied();
             }
         }
+        if let Some(last) = last.filter(|_| !out.is_empty()) {
+            w.push(k, last, &out).map_err(io)?;
+        }
+        i = j;
     }
-    c.execute(&format!("DELETE FROM postings WHERE seg IN ({list})"), [])?;
-    c.execute(&format!("DELETE FROM segments WHERE id IN ({list})"), [])?;
-    c.execute("INSERT INTO segments(id, first_block, last_block, bytes) VALUES(?1, ?2, ?3, ?4)", params![seg, lo, hi, bytes as i64])?;
+    let bytes = w.finish().map_err(io)?;
+    // A merge of every segment drops every dead id.
+    let whole = live.is_some() && group.len() == segments_count(c)?;
+    c.execute_batch("BEGIN IMMEDIATE")?;
+    let r = (|| {
+        for g in group {
+            c.execute("DELETE FROM segments WHERE id = ?1", [g.id])?;
+        }
+        c.execute("INSERT INTO segments(id, first_block, last_block, bytes, file) VALUES(?1, ?2, ?3, ?4, ?5)", params![keep, lo, hi, bytes as i64, name])?;
+        if whole {
+            c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('dead_blocks', 0)", [])?;
+        }
+        Ok(())
+    })();
+    match r {
+        Ok(()) => c.execute_batch("COMMIT")?,
+        Err(e) => {
+            let _ = c.execute_batch("ROLLBACK");
+            let _ = std::fs::remove_file(dir.join(&name));
+            return Err(e);
+        }
+    }
+    for g in group {
+        let _ = std::fs::remove_file(dir.join(&g.file));
+    }
     Ok(())
+}
+
+fn segments_count(c: &Connection) -> rusqlite::Result<usize> {
+    c.query_row("SELECT count(*) FROM segments", [], |r| r.get::<_, i64>(0)).map(|n| n as usize)
+}
+
+/// Appends list `b` (its first id absolute) to `out`, whose last id is `last`.
+fn append_list(out: &mut Vec<u8>, last: Option<u32>, b: &[u8]) {
+    let Some(last) = last else {
+        out.extend_from_slice(b);
+        return;
+    };
+    // The first varint of `b`, rewritten as a difference from `last`.
+    let mut v: u32 = 0;
+    let mut n = 0;
+    for (k, &x) in b.iter().enumerate() {
+        v |= ((x & 0x7f) as u32) << (7 * k);
+        if x & 0x80 == 0 {
+            n = k + 1;
+            break;
+        }
+    }
+    grams::put_varint(out, v.wrapping_sub(last));
+    out.extend_from_slice(&b[n..]);
 }
 
 /// Files per batch, at most.
@@ -537,13 +627,12 @@ mod tests {
     }
 
     #[test]
-    fn segment_sizes_fall_in_classes_of_four() {
-        assert_eq!(level(0), 0);
-        assert_eq!(level(1 << 19), 0);
-        assert_eq!(level(1 << 20), 1);
-        assert_eq!(level(3 << 20), 1);
-        assert_eq!(level(4 << 20), 2);
-        assert_eq!(level(16 << 20), 3);
-        assert_eq!(level(64 << 20), 4);
+    fn lists_join_end_to_end() {
+        let (a, b) = (vec![3, 9, 200], vec![201, 5000, 5001]);
+        let mut out = grams::encode(&a);
+        append_list(&mut out, Some(200), &grams::encode(&b));
+        let mut back = Vec::new();
+        grams::decode_into(&out, &mut back).unwrap();
+        assert_eq!(back, [a, b].concat());
     }
 }

@@ -8,6 +8,7 @@ use std::fs::File;
 use rusqlite::{params_from_iter, Connection, OptionalExtension};
 
 use super::sql::{filter_only_sql, filters, HIT_COLUMNS};
+use super::segment::Segment;
 use super::verify::{checkable, may_hold, Line};
 use crate::grams;
 use crate::query::Query;
@@ -116,50 +117,85 @@ impl<'a> Terms<'a> {
     }
 }
 
-/// Every key the query's terms and tool need, sorted and distinct.
-fn keys_of(q: &Query) -> Vec<u32> {
-    let mut keys: Vec<u32> = q.terms.iter().flat_map(|t| grams::term_keys(t.as_bytes())).collect();
-    if let Some(t) = &q.tool {
-        keys.push(grams::tool_key(t));
+/// What a block must hold for a query: a key, or one of several.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+enum Need {
+    Key(u32),
+    AnyOf(Vec<u32>),
+}
+
+impl Need {
+    fn any_of(&self) -> Vec<u32> {
+        match self {
+            Need::Key(k) => vec![*k],
+            Need::AnyOf(v) => v.clone(),
+        }
     }
-    keys.sort_unstable();
+}
+
+/// Every key the query's terms and tool need.
+fn keys_of(q: &Query) -> Vec<Need> {
+    let mut keys: Vec<Need> = Vec::new();
+    for t in &q.terms {
+        match grams::term_needs(t.as_bytes()) {
+            grams::Needs::All(v) => keys.extend(v.into_iter().map(Need::Key)),
+            grams::Needs::Any(v) => keys.push(Need::AnyOf(v)),
+        }
+    }
+    if let Some(t) = &q.tool {
+        keys.push(Need::Key(grams::tool_key(t)));
+    }
+    keys.sort();
     keys.dedup();
     keys
 }
 
 /// The blocks holding every key (a superset of those holding the query): lists read shortest
 /// first; once the candidates are few, a list much longer than them is left out (checking a
-/// few more blocks costs less than reading it).
-fn candidates(c: &Connection, keys: &[u32]) -> rusqlite::Result<Vec<u32>> {
-    let mut sizes: Vec<(u32, i64)> = Vec::with_capacity(keys.len());
-    {
-        let mut st = c.prepare_cached("SELECT coalesce(sum(length(list)), 0) FROM postings WHERE key = ?1")?;
-        for &k in keys {
-            let n: i64 = st.query_row([k as i64], |r| r.get(0))?;
-            if n == 0 {
-                return Ok(Vec::new());
+/// few more blocks costs less than reading it). `None` for a key: the union of the lists of
+/// `alternatives` (a term of two bytes: the trigrams it starts).
+fn candidates(c: &Connection, dir: &std::path::Path, keys: &[Need]) -> rusqlite::Result<Vec<u32>> {
+    let segs: Vec<(super::build::SegRow, Segment)> = super::build::segments(c)?.into_iter().map(|r| Segment::open(&dir.join(&r.file), false).map(|s| (r, s))).collect::<Result<_, _>>()?;
+    let io = |e: std::io::Error| super::segment::damaged(dir, &e.to_string());
+    // Per need: where its lists are, and their bytes.
+    let mut found: Vec<(u64, Vec<(usize, u32, u64, u32)>)> = Vec::with_capacity(keys.len());
+    for need in keys {
+        let mut at = Vec::new();
+        let mut bytes = 0u64;
+        for k in need.any_of() {
+            for (i, (_, s)) in segs.iter().enumerate() {
+                if let Some((last, off, len)) = s.find(k).map_err(io)? {
+                    at.push((i, last, off, len));
+                    bytes += len as u64;
+                }
             }
-            sizes.push((k, n));
         }
+        if at.is_empty() {
+            return Ok(Vec::new());
+        }
+        found.push((bytes, at));
     }
-    sizes.sort_by_key(|s| s.1);
-    let mut st = c.prepare_cached("SELECT list FROM postings WHERE key = ?1 ORDER BY seg")?;
+    found.sort_by_key(|f| f.0);
     let mut cands: Option<Vec<u32>> = None;
     let mut list = Vec::new();
-    for (k, bytes) in sizes {
+    for (bytes, at) in found {
         if let Some(c) = &cands {
             if c.is_empty() || (bytes as usize) > 64 * c.len() + 65_536 {
                 break;
             }
         }
         list.clear();
-        let rows = st.query_map([k as i64], |r| r.get::<_, Vec<u8>>(0))?;
-        for r in rows {
-            // A list that does not decode: the index is damaged.
-            grams::decode_into(&r?, &mut list).map_err(|why| rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT), Some(format!("posting list of key {k:#x}: {why}"))))?;
+        for &(i, last, off, len) in &at {
+            let from = list.len();
+            grams::decode_into(&segs[i].1.list(off, len).map_err(io)?, &mut list).map_err(|why| super::segment::damaged(dir, why))?;
+            // A list must rise and end at the id its table says.
+            let l = &list[from..];
+            if !l.windows(2).all(|w| w[0] < w[1]) || l.last() != Some(&last) {
+                return Err(super::segment::damaged(&dir.join(&segs[i].0.file), "a posting list that does not match its table"));
+            }
         }
-        if !list.windows(2).all(|w| w[0] < w[1]) {
-            // Segments merged out of block order: sorted here.
+        if at.len() > 1 {
+            // Several segments or keys: in block order, once each.
             list.sort_unstable();
             list.dedup();
         }
@@ -174,6 +210,7 @@ fn candidates(c: &Connection, keys: &[u32]) -> rusqlite::Result<Vec<u32>> {
 /// The hits of `q`, newest first, at most `limit + 1` (one more says there are more), in
 /// the file `only_file` if given, never in the files `skip` (being indexed again).
 pub(super) fn find(c: &Connection, db: &std::path::Path, q: &Query, limit: usize, only_file: Option<i64>, skip: &HashSet<i64>) -> Result<Vec<Hit>, Error> {
+    let dir = super::segment::dir_of(db);
     let at = |source| Error::Db { path: db.to_path_buf(), source };
     let mut files = Files::default();
     let terms = Terms::new(q);
@@ -196,7 +233,7 @@ pub(super) fn find(c: &Connection, db: &std::path::Path, q: &Query, limit: usize
         }
         return Ok(hits);
     }
-    let cands = candidates(c, &keys_of(q)).map_err(at)?;
+    let cands = candidates(c, &dir, &keys_of(q)).map_err(at)?;
     if cands.is_empty() {
         return Ok(hits);
     }

@@ -4,10 +4,11 @@
 //!   the indexed tail, header fields, name, title;
 //! * `entries`: one row per entry line with an id (not `leaf` lines): id, line, role, type,
 //!   tools, `provider/model`, timestamp, and where the line is in the file (offset, length);
-//! * `blocks`: runs of consecutive entries of one file (about 4 kB of searchable text each),
+//! * `blocks`: runs of consecutive entries of one file (about 16 kB of searchable text each),
 //!   the unit of the posting lists;
-//! * `postings`: per key (an n-gram, a word pair, a tool; see [`crate::grams`]) and segment, the
-//!   ids of the blocks holding it; `segments`: what each segment covers;
+//! * `segments`: the posting files (`segment.rs`: per key — an n-gram, a word pair, a tool, see
+//!   [`crate::grams`] — the ids of the blocks holding it) and the blocks each covers; segment
+//!   ids follow block order;
 //! * `labels`: the labels in effect.
 //!
 //! No text is stored: a candidate is checked, and a hit's snippet cut, from the session file
@@ -17,7 +18,7 @@ use rusqlite::{Connection, OptionalExtension};
 
 use crate::query::Query;
 
-pub(super) const SCHEMA_VERSION: i64 = 3;
+pub(super) const SCHEMA_VERSION: i64 = 5;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -33,8 +34,7 @@ CREATE INDEX IF NOT EXISTS entries_role ON entries(role);
 CREATE TABLE IF NOT EXISTS labels(file_id INTEGER, entry_id TEXT, text TEXT, PRIMARY KEY(file_id, entry_id));
 CREATE TABLE IF NOT EXISTS blocks(id INTEGER PRIMARY KEY AUTOINCREMENT, file_id INTEGER NOT NULL, first INTEGER NOT NULL, last INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS blocks_file ON blocks(file_id);
-CREATE TABLE IF NOT EXISTS postings(key INTEGER NOT NULL, seg INTEGER NOT NULL, list BLOB NOT NULL, PRIMARY KEY(key, seg)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS segments(id INTEGER PRIMARY KEY, first_block INTEGER NOT NULL, last_block INTEGER NOT NULL, bytes INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS segments(id INTEGER PRIMARY KEY, first_block INTEGER NOT NULL, last_block INTEGER NOT NULL, bytes INTEGER NOT NULL, file TEXT NOT NULL);
 ";
 
 /// Opens the database at `db` with the index's settings and schema (an older schema is

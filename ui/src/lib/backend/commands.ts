@@ -44,7 +44,7 @@ import type { MoveBatch } from "../bindings/MoveBatch";
 export type Args = Record<string, unknown>;
 
 /** Commands after which the backend's state differs (writes and the read-only switch). */
-export const STATEFUL_COMMANDS: ReadonlySet<string> = new Set(["navigate", "set_label", "fork_session", "switch_branch", "set_read_only", "fork_slim", "prune_session", "add_root", "remove_root", "set_root_read_only", "open_root", "add_session_tag", "remove_session_tag", "set_session_pinned", "set_session_archived", "export_session", "move_archived_files", "undo_move"]);
+export const STATEFUL_COMMANDS: ReadonlySet<string> = new Set(["navigate", "set_label", "fork_session", "switch_branch", "set_read_only", "fork_slim", "prune_session", "add_root", "remove_root", "set_root_read_only", "open_root", "add_session_tag", "remove_session_tag", "set_session_pinned", "set_session_archived", "export_session", "move_archived_files", "undo_move", "set_search_index_paused", "set_search_index_enabled"]);
 
 export abstract class CommandBackend implements Backend {
   abstract readonly kind: Backend["kind"];
@@ -129,6 +129,12 @@ export abstract class CommandBackend implements Backend {
   }
   searchIndexStatus() {
     return this.call<SearchIndexStatus>("search_index_status", {});
+  }
+  setSearchIndexPaused(paused: boolean) {
+    return this.call<SearchIndexStatus>("set_search_index_paused", { paused });
+  }
+  setSearchIndexEnabled(enabled: boolean) {
+    return this.call<SearchIndexStatus>("set_search_index_enabled", { enabled });
   }
   searchIndexed(query: string, limit: number) {
     return this.call<SearchResults>("search_indexed", { query, limit });

@@ -88,6 +88,12 @@ export interface Backend {
 
   // Issue 14: indexed search, dashboard, tags/pin/archive, export.
   searchIndexStatus(): Promise<SearchIndexStatus>;
+  /** Pauses the search index's build (it keeps what it did; searches read the files it has
+   *  not done) or resumes it. The window only. */
+  setSearchIndexPaused(paused: boolean): Promise<SearchIndexStatus>;
+  /** Turns the search index on or off (remembered in the data folder); off, searches read the
+   *  files. The window only. */
+  setSearchIndexEnabled(enabled: boolean): Promise<SearchIndexStatus>;
   /** The indexed full-text search (words, "phrases", role: tool: model: cwd: label: name: after: before:). */
   searchIndexed(query: string, limit: number): Promise<SearchResults>;
   /** Ids of every entry of one session that a query matches. */
