@@ -53,9 +53,21 @@ fn pair_key(a: &[u8], b: &[u8]) -> u32 {
     5 << 24 | fnv24(&[a, b])
 }
 
+/// Word bytes: ASCII letters and digits, `_`, and every byte of a non-ASCII character.
+const WORD: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        t[i] = b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80;
+        i += 1;
+    }
+    t
+};
+
 #[inline]
 fn is_word(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+    WORD[b as usize]
 }
 
 /// The words of `t`: (start, end) of each run of word bytes.
@@ -130,28 +142,29 @@ pub struct GramSet {
     uni: [u64; 4],
     pairs: Vec<u64>,
     found: Vec<u32>,
+    bytes: Vec<u32>,
     tools: Vec<u32>,
 }
 
 impl Default for GramSet {
     fn default() -> Self {
-        GramSet { tri: vec![0; (1 << 24) / 64], uni: [0; 4], pairs: vec![0; (1 << 24) / 64], found: Vec::new(), tools: Vec::new() }
+        GramSet { tri: vec![0; (1 << 24) / 64], uni: [0; 4], pairs: vec![0; (1 << 24) / 64], found: Vec::new(), bytes: Vec::new(), tools: Vec::new() }
     }
 }
 
 impl GramSet {
-    /// Adds the grams of one lowercased text (and of the 0 byte taken after it).
+    /// Adds the grams of one lowercased text (and of the 0 byte taken after it). Its bytes
+    /// are found again from its trigrams when the block is taken (each byte starts one or is
+    /// the middle of the last), so only the trigrams are looked at here.
     pub fn add_text(&mut self, t: &[u8]) {
         let n = t.len();
+        if n < 2 {
+            for &a in t {
+                self.add_byte(a);
+            }
+        }
         let mut k: u32 = 0;
         for (i, &a) in t.iter().chain(std::iter::once(&0u8)).enumerate() {
-            if i < n {
-                let (w, bit) = (a as usize >> 6, 1u64 << (a & 63));
-                if self.uni[w] & bit == 0 {
-                    self.uni[w] |= bit;
-                    self.found.push(1 << 24 | a as u32);
-                }
-            }
             k = (k << 8 | a as u32) & 0x00ff_ffff;
             if i >= 2 {
                 let (w, bit) = ((k >> 6) as usize, 1u64 << (k & 63));
@@ -193,8 +206,28 @@ impl GramSet {
         }
     }
 
+    fn add_byte(&mut self, a: u8) {
+        let (w, bit) = (a as usize >> 6, 1u64 << (a & 63));
+        if self.uni[w] & bit == 0 {
+            self.uni[w] |= bit;
+            self.bytes.push(1 << 24 | a as u32);
+        }
+    }
+
     /// The block's distinct keys (in no order); the set is empty again after.
     pub fn take(&mut self) -> Vec<u32> {
+        // The bytes of the texts: the first two of each trigram (the pad 0 is not a byte).
+        for i in 0..self.found.len() {
+            let k = self.found[i];
+            if k >> 24 == 3 {
+                self.add_byte((k >> 16) as u8);
+                // The last trigram of a text ends with the pad: its middle is the last byte.
+                if k & 0xff == 0 {
+                    self.add_byte((k >> 8) as u8);
+                }
+            }
+        }
+        self.found.append(&mut self.bytes);
         self.found.append(&mut self.tools);
         let out = std::mem::take(&mut self.found);
         for &k in &out {

@@ -226,6 +226,82 @@ impl Drop for Tx<'_> {
     }
 }
 
+/// What writes the batches of an update: the connection (taken out of its lock while the
+/// next batch is read), the posting lists held in memory, the transaction open since the
+/// last segment.
+struct Writer<'k> {
+    conn: Connection,
+    postings: Postings,
+    dir: PathBuf,
+    open: bool,
+    dead: i64,
+    written: u64,
+    stats: UpdateStats,
+    known: &'k Known,
+}
+
+impl Writer<'_> {
+    /// Writes one batch's rows and adds its blocks to the lists; writes a segment and commits
+    /// when the lists are big enough (true then).
+    fn take(&mut self, results: Vec<Result<FileRows, Error>>) -> rusqlite::Result<bool> {
+        if !self.open {
+            self.conn.execute_batch("BEGIN IMMEDIATE")?;
+            self.open = true;
+        }
+        let mut blocks = Vec::new();
+        for r in results {
+            // A file that vanished or became unreadable since the scan: the next update sees it.
+            let Ok(fr) = r else { continue };
+            self.stats.entries_added += fr.rows.len();
+            match fr.append_to {
+                Some(_) => self.stats.appended += 1,
+                None if self.known.contains_key(&encode(&fr.path)) => self.stats.reindexed += 1,
+                None => self.stats.added += 1,
+            }
+            let (b, d) = write_file(&self.conn, fr)?;
+            blocks.extend(b);
+            self.dead += d;
+        }
+        // In pieces of at most a million keys: the sort's memory stays small for a big file.
+        let mut from = 0;
+        while from < blocks.len() {
+            let mut to = from;
+            let mut n = 0;
+            while to < blocks.len() && (to == from || n + blocks[to].1.len() <= 1 << 20) {
+                n += blocks[to].1.len();
+                to += 1;
+            }
+            self.postings.add(&blocks[from..to]);
+            from = to;
+        }
+        if self.postings.bytes >= FLUSH_BYTES {
+            self.commit()?;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// Writes the lists held as a segment and commits it with the rows it covers.
+    fn commit(&mut self) -> rusqlite::Result<()> {
+        if !self.open {
+            return Ok(());
+        }
+        self.written += self.postings.flush(&self.conn, &self.dir)?;
+        add_dead(&self.conn, std::mem::take(&mut self.dead))?;
+        self.conn.execute_batch("COMMIT")?;
+        self.open = false;
+        Ok(())
+    }
+
+    /// After an error: the open transaction rolled back (what was committed stays).
+    fn abandon(&mut self) {
+        if self.open {
+            let _ = self.conn.execute_batch("ROLLBACK");
+            self.open = false;
+        }
+    }
+}
+
 fn add_dead(c: &Connection, n: i64) -> rusqlite::Result<()> {
     if n > 0 {
         c.execute("INSERT INTO meta(key, value) VALUES('dead_blocks', ?1) ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + ?1", [n])?;
@@ -404,78 +480,73 @@ impl SearchIndex {
         let mut p = SearchIndexProgress { done: 0, total: work.len(), bytes_done: 0, bytes_total, estimated_bytes: size_before + bytes_total * 3 / 10, seconds_left: None };
         *self.progress.lock().unwrap() = p;
         progress(p);
-        let mut postings = Postings::new();
         let dir = segment::dir_of(&self.db);
-        let mut phases = [0f64; 5];
         let first_seg: i64 = c.query_row("SELECT coalesce(max(id), 0) + 1 FROM segments", [], |r| r.get(0)).map_err(at)?;
-        let mut tx: Option<Tx<'_>> = None;
-        let mut dead = 0;
-        let mut written = 0u64;
-        for batch in batches(&work) {
-            if self.is_paused() {
-                stats.paused = true;
-                break;
+        // The writer takes the connection while the threads read the next batch: each batch is
+        // read while the one before is written.
+        let mut c = c;
+        let mut w = Writer { conn: std::mem::replace(&mut *c, Connection::open_in_memory().at(&self.db)?), postings: Postings::new(), dir: dir.clone(), open: false, dead: 0, written: 0, stats, known: &known };
+        let mut prev: Option<(Vec<Result<FileRows, Error>>, usize, u64)> = None;
+        let mut failed = None;
+        let all = batches(&work);
+        for k in 0..=all.len() {
+            let batch = all.get(k).copied().filter(|_| !self.is_paused());
+            if batch.is_none() && k < all.len() {
+                w.stats.paused = true;
             }
-            let t0 = Instant::now();
-            let results: Vec<Result<FileRows, Error>> = batch.par_iter().map(|(path, plan, _)| index_file(path, plan)).collect();
-            let t1 = Instant::now();
-            if tx.is_none() {
-                tx = Some(Tx::begin(&c).map_err(at)?);
-            }
-            let mut blocks = Vec::new();
-            for r in results {
-                // A file that vanished or became unreadable since the scan: the next update sees it.
-                let Ok(fr) = r else { continue };
-                stats.entries_added += fr.rows.len();
-                match fr.append_to {
-                    Some(_) => stats.appended += 1,
-                    None if known.contains_key(&encode(&fr.path)) => stats.reindexed += 1,
-                    None => stats.added += 1,
+            let ((back, r), results) = rayon::join(
+                move || {
+                    let r = match prev {
+                        Some((res, files, bytes)) => w.take(res).map(|flushed| (files, bytes, flushed)),
+                        None => Ok((0, 0, false)),
+                    };
+                    (w, r)
+                },
+                || batch.map(|b| b.par_iter().map(|(path, plan, _)| index_file(path, plan)).collect::<Vec<_>>()),
+            );
+            w = back;
+            prev = results.map(|r| (r, batch.map_or(0, |b| b.len()), batch.map_or(0, |b| b.iter().map(|x| x.2).sum())));
+            match r {
+                Err(e) => {
+                    failed = Some(e);
+                    break;
                 }
-                let (b, d) = write_file(&c, fr).map_err(at)?;
-                blocks.extend(b);
-                dead += d;
-            }
-            let t2 = Instant::now();
-            postings.add(&blocks);
-            let t3 = Instant::now();
-            phases[0] += (t1 - t0).as_secs_f64();
-            phases[1] += (t2 - t1).as_secs_f64();
-            phases[2] += (t3 - t2).as_secs_f64();
-            p.done += batch.len();
-            p.bytes_done += batch.iter().map(|w| w.2).sum::<u64>();
-            if postings.bytes >= FLUSH_BYTES {
-                let t = Instant::now();
-                written += postings.flush(&c, &dir).map_err(at)?;
-                add_dead(&c, std::mem::take(&mut dead)).map_err(at)?;
-                tx.take().map(Tx::commit).transpose().map_err(at)?;
-                phases[3] += t.elapsed().as_secs_f64();
-                self.publish(left(p.done));
+                Ok((files, bytes, flushed)) => {
+                    p.done += files;
+                    p.bytes_done += bytes;
+                    if flushed {
+                        self.publish(left(p.done));
+                    }
+                }
             }
             // The estimate: the size before plus what this build wrote (or holds) per byte read.
-            let so_far = written + postings.bytes as u64 + stats.entries_added as u64 * 80;
+            let so_far = w.written + w.postings.bytes as u64 + w.stats.entries_added as u64 * 80;
             let per_byte = if p.bytes_done > 32 << 20 { so_far as f64 / p.bytes_done as f64 } else { 0.3 };
             p.estimated_bytes = size_before + (bytes_total as f64 * per_byte) as u64;
             let secs = start.elapsed().as_secs_f64();
             p.seconds_left = (p.bytes_done > 0 && secs > 1.0).then(|| secs / p.bytes_done as f64 * (bytes_total - p.bytes_done) as f64);
             *self.progress.lock().unwrap() = p;
             progress(p);
-        }
-        if !postings.is_empty() || tx.is_some() {
-            if tx.is_none() {
-                tx = Some(Tx::begin(&c).map_err(at)?);
+            if batch.is_none() {
+                break;
             }
-            postings.flush(&c, &dir).map_err(at)?;
-            add_dead(&c, dead).map_err(at)?;
-            tx.take().map(Tx::commit).transpose().map_err(at)?;
         }
+        let r = match failed {
+            Some(e) => Err(e),
+            None => w.commit(),
+        };
+        if r.is_err() {
+            w.abandon();
+        }
+        *c = w.conn;
+        r.map_err(at)?;
+        stats = w.stats;
         self.publish(left(p.done));
         if stats.added + stats.appended + stats.reindexed + stats.removed > 0 {
-            let t = Instant::now();
             merge_segments(&c, &dir, Some(first_seg)).map_err(at)?;
-            phases[4] += t.elapsed().as_secs_f64();
             if std::env::var_os("PI_SESSION_SEARCH_TIMING").is_some() {
-                eprintln!("index phases: read {:.2} s, rows {:.2} s, postings {:.2} s, flush {:.2} s, merge {:.2} s; total {:.2} s", phases[0], phases[1], phases[2], phases[3], phases[4], start.elapsed().as_secs_f64());
+                let pt: Vec<String> = build::PARTS.iter().map(|a| format!("{:.2}", a.load(Ordering::Relaxed) as f64 / 1e6)).collect();
+                eprintln!("index: {:.2} s (in threads: file {}, session {}, summary {}, text {}, grams {} s)", start.elapsed().as_secs_f64(), pt[0], pt[1], pt[2], pt[3], pt[4]);
             }
             // Fold the write-ahead log back into the database file.
             c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).map_err(at)?;

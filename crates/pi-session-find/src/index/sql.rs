@@ -96,11 +96,12 @@ pub(super) fn filters(q: &Query, only_file: Option<i64>) -> (Vec<String>, Vec<ru
     if let Some(m) = &q.model {
         push("lower(e.model) LIKE ?N ESCAPE '\\'", V::Text(like_escape(m)), &mut wh);
     }
+    // The files first (few), then their entries by index.
     if let Some(c) = &q.cwd {
-        push("lower(f.cwd) LIKE ?N ESCAPE '\\'", V::Text(like_escape(c)), &mut wh);
+        push("e.file_id IN (SELECT id FROM files WHERE lower(cwd) LIKE ?N ESCAPE '\\')", V::Text(like_escape(c)), &mut wh);
     }
     if let Some(n) = &q.name {
-        push("lower(f.name) LIKE ?N ESCAPE '\\'", V::Text(like_escape(n)), &mut wh);
+        push("e.file_id IN (SELECT id FROM files WHERE lower(name) LIKE ?N ESCAPE '\\')", V::Text(like_escape(n)), &mut wh);
     }
     if let Some(l) = &q.label {
         push(
