@@ -47,10 +47,31 @@ pub fn tool_key(name: &str) -> u32 {
     4 << 24 | fnv24(&[name.as_bytes()])
 }
 
-/// The key of two words in a row: `a` ends the first (its last 3 bytes, or all of a shorter
-/// word), `b` starts the second (its first 2 bytes, or all of a 1-byte word).
+/// The last 3 bytes of a word (all of a shorter one), with their count.
+#[inline]
+fn word_end(w: &[u8]) -> u32 {
+    let n = w.len().min(3);
+    (n as u32) << 24 | w[w.len() - n..].iter().fold(0, |k, &b| k << 8 | b as u32)
+}
+
+/// The first 2 bytes of a word (all of a 1-byte one), with their count.
+#[inline]
+fn word_start(w: &[u8]) -> u32 {
+    let n = w.len().min(2);
+    (n as u32) << 16 | w[..n].iter().fold(0, |k, &b| k << 8 | b as u32)
+}
+
+/// The key of two words in a row: `a` the end of the first ([`word_end`]), `b` the start of
+/// the second ([`word_start`]).
+/// 21 bits: the set of a block's pairs (a bitmap of 256 kB) stays in the core's cache.
+#[inline]
+fn pair_key_of(a: u32, b: u32) -> u32 {
+    let x = ((a as u64) << 32 | b as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    5 << 24 | (x >> 43) as u32
+}
+
 fn pair_key(a: &[u8], b: &[u8]) -> u32 {
-    5 << 24 | fnv24(&[a, b])
+    pair_key_of(word_end(a), word_start(b))
 }
 
 /// Word bytes: ASCII letters and digits, `_`, and every byte of a non-ASCII character.
@@ -138,9 +159,9 @@ pub fn term_keys(term: &[u8]) -> Vec<u32> {
 /// The distinct grams of a block of texts, gathered with bitmaps that are cleared after each
 /// block (so one set serves a whole file or batch).
 pub struct GramSet {
-    tri: Vec<u64>,
+    tri: Box<[u64; 1 << 18]>,
     uni: [u64; 4],
-    pairs: Vec<u64>,
+    pairs: Box<[u64; 1 << 15]>,
     found: Vec<u32>,
     bytes: Vec<u32>,
     tools: Vec<u32>,
@@ -148,7 +169,7 @@ pub struct GramSet {
 
 impl Default for GramSet {
     fn default() -> Self {
-        GramSet { tri: vec![0; (1 << 24) / 64], uni: [0; 4], pairs: vec![0; (1 << 24) / 64], found: Vec::new(), bytes: Vec::new(), tools: Vec::new() }
+        GramSet { tri: vec![0u64; 1 << 18].into_boxed_slice().try_into().unwrap(), uni: [0; 4], pairs: vec![0u64; 1 << 15].into_boxed_slice().try_into().unwrap(), found: Vec::new(), bytes: Vec::new(), tools: Vec::new() }
     }
 }
 
@@ -162,40 +183,48 @@ impl GramSet {
             for &a in t {
                 self.add_byte(a);
             }
+        } else {
+            let mut k = (t[0] as u32) << 8 | t[1] as u32;
+            for &a in &t[2..] {
+                k = (k << 8 | a as u32) & 0x00ff_ffff;
+                self.mark(k);
+            }
+            self.mark((k << 8) & 0x00ff_ffff);
         }
-        let mut k: u32 = 0;
-        for (i, &a) in t.iter().chain(std::iter::once(&0u8)).enumerate() {
-            k = (k << 8 | a as u32) & 0x00ff_ffff;
-            if i >= 2 {
-                let (w, bit) = ((k >> 6) as usize, 1u64 << (k & 63));
-                if self.tri[w] & bit == 0 {
-                    self.tri[w] |= bit;
-                    self.found.push(3 << 24 | k);
+        // Word pairs, in one pass: the current word's first 2 and last 3 bytes kept as it goes.
+        let (mut len, mut head, mut tail) = (0u32, 0u32, 0u32);
+        let mut prev: u32 = 0;
+        for &b in t.iter().chain(std::iter::once(&b' ')) {
+            if is_word(b) {
+                if len < 2 {
+                    head = head << 8 | b as u32;
                 }
+                tail = (tail << 8 | b as u32) & 0x00ff_ffff;
+                len += 1;
+            } else if len > 0 {
+                let start = (len.min(2)) << 16 | head;
+                if prev != 0 {
+                    let k = pair_key_of(prev, start);
+                    let v = k & 0x00ff_ffff;
+                    let (x, bit) = ((v >> 6) as usize & 0x7fff, 1u64 << (v & 63));
+                    if self.pairs[x] & bit == 0 {
+                        self.pairs[x] |= bit;
+                        self.found.push(k);
+                    }
+                }
+                prev = len.min(3) << 24 | tail;
+                (len, head, tail) = (0, 0, 0);
             }
         }
-        // Word pairs.
-        let mut prev: Option<(usize, usize)> = None;
-        let mut i = 0;
-        while i < n {
-            if !is_word(t[i]) {
-                i += 1;
-                continue;
-            }
-            let s = i;
-            while i < n && is_word(t[i]) {
-                i += 1;
-            }
-            if let Some((ps, pe)) = prev {
-                let k = pair_key(&t[pe.saturating_sub(3).max(ps)..pe], &t[s..(s + 2).min(i)]);
-                let v = k & 0x00ff_ffff;
-                let (w, bit) = ((v >> 6) as usize, 1u64 << (v & 63));
-                if self.pairs[w] & bit == 0 {
-                    self.pairs[w] |= bit;
-                    self.found.push(k);
-                }
-            }
-            prev = Some((s, i));
+    }
+
+    #[inline(always)]
+    fn mark(&mut self, k: u32) {
+        let (w, bit) = ((k >> 6) as usize & 0x3ffff, 1u64 << (k & 63));
+        let x = self.tri[w];
+        if x & bit == 0 {
+            self.tri[w] = x | bit;
+            self.found.push(3 << 24 | k);
         }
     }
 
@@ -234,8 +263,8 @@ impl GramSet {
             let v = k & 0x00ff_ffff;
             match k >> 24 {
                 1 => self.uni[(v >> 6) as usize] = 0,
-                3 => self.tri[(v >> 6) as usize] = 0,
-                5 => self.pairs[(v >> 6) as usize] = 0,
+                3 => self.tri[(v >> 6) as usize & 0x3ffff] = 0,
+                5 => self.pairs[(v >> 6) as usize & 0x7fff] = 0,
                 _ => {}
             }
         }
@@ -377,3 +406,4 @@ mod tests {
         assert_eq!(intersect(&[1, 2, 3], &[2, 3, 4]), vec![2, 3]);
     }
 }
+

@@ -544,10 +544,6 @@ impl SearchIndex {
         self.publish(left(p.done));
         if stats.added + stats.appended + stats.reindexed + stats.removed > 0 {
             merge_segments(&c, &dir, Some(first_seg)).map_err(at)?;
-            if std::env::var_os("PI_SESSION_SEARCH_TIMING").is_some() {
-                let pt: Vec<String> = build::PARTS.iter().map(|a| format!("{:.2}", a.load(Ordering::Relaxed) as f64 / 1e6)).collect();
-                eprintln!("index: {:.2} s (in threads: file {}, session {}, summary {}, text {}, grams {} s)", start.elapsed().as_secs_f64(), pt[0], pt[1], pt[2], pt[3], pt[4]);
-            }
             // Fold the write-ahead log back into the database file.
             c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).map_err(at)?;
         }

@@ -45,24 +45,24 @@ pub fn lowercase(text: &str) -> Cow<'_, str> {
     if text.contains('Σ') {
         return Cow::Owned(text.to_lowercase());
     }
-    let mut out = String::with_capacity(text.len());
+    let mut out: Vec<u8> = Vec::with_capacity(text.len() + 8);
+    let mut utf8 = [0u8; 4];
     let b = text.as_bytes();
     let mut i = 0;
     while i < b.len() {
-        let start = i;
-        while i < b.len() && b[i] < 0x80 {
+        if b[i] < 0x80 {
+            out.push(b[i].to_ascii_lowercase());
             i += 1;
-        }
-        if i > start {
-            out.push_str(&text[start..i].to_ascii_lowercase());
-        }
-        if i < b.len() {
+        } else {
             let c = text[i..].chars().next().unwrap_or('\u{fffd}');
-            out.extend(c.to_lowercase());
+            for l in c.to_lowercase() {
+                out.extend_from_slice(l.encode_utf8(&mut utf8).as_bytes());
+            }
             i += c.len_utf8();
         }
     }
-    Cow::Owned(out)
+    // Whole characters in, whole characters out.
+    Cow::Owned(String::from_utf8(out).unwrap_or_else(|_| text.to_lowercase()))
 }
 
 fn read(kind: &Kind, line: &str) -> Option<(String, Vec<String>)> {

@@ -117,7 +117,9 @@ fn main() -> ExitCode {
     checks.push(check(2));
     let check_s = pct(&checks, 0.5);
     let db = std::fs::read_dir(&cache).unwrap().map(|e| e.unwrap().path()).find(|p| p.file_name().unwrap().to_string_lossy().starts_with("search-") && p.extension().is_some_and(|e| e == "sqlite")).expect("the index file");
-    let size: u64 = ["", "-wal"].iter().filter_map(|x| std::fs::metadata(format!("{}{x}", db.display())).ok()).map(|m| m.len()).sum();
+    // The database, its log and its posting files.
+    let postings: u64 = std::fs::read_dir(format!("{}-postings", db.display())).into_iter().flatten().flatten().filter_map(|e| e.metadata().ok()).map(|m| m.len()).sum();
+    let size: u64 = postings + ["", "-wal"].iter().filter_map(|x| std::fs::metadata(format!("{}{x}", db.display())).ok()).map(|m| m.len()).sum::<u64>();
 
     // Queries, each a whole process (an update that finds nothing to do, then the query).
     let mut each = Vec::new();
@@ -200,7 +202,7 @@ fn main() -> ExitCode {
         "load": [load_before, load_after],
         "check": { "secs": check_s, "runs": checks },
         "build": { "secs": build.secs, "cpuSecs": build.cpu_secs, "maxRssKb": build.max_rss_kb, "overCheck": build.secs / check_s },
-        "index": { "bytes": size, "overCorpus": size as f64 / bytes as f64 },
+        "index": { "bytes": size, "postingBytes": postings, "overCorpus": size as f64 / bytes as f64 },
         "queries": { "n": QUERIES.len(), "runs": cli.runs, "p50Ms": q50, "p95Ms": q95, "each": QUERIES.iter().zip(&each).map(|(q, t)| serde_json::json!([q, t])).collect::<Vec<_>>() },
         "grep": { "n": n, "p50Ms": g50, "overQueryP50": g50 / q50 },
         "append": { "ms": append.secs * 1000.0, "hits": append_hits },
@@ -210,7 +212,7 @@ fn main() -> ExitCode {
         println!("{}", serde_json::to_string_pretty(&out).unwrap());
     } else {
         println!("corpus: {} files, {:.1} MB (load {load_before} → {load_after})", files.len(), bytes as f64 / 1e6);
-        println!("index size ÷ corpus: {:.3} ({:.1} MB)", size as f64 / bytes as f64, size as f64 / 1e6);
+        println!("index size ÷ corpus: {:.3} ({:.1} MB, of which posting files {:.1} MB)", size as f64 / bytes as f64, size as f64 / 1e6, postings as f64 / 1e6);
         println!("build ÷ check: {:.1}× (build {:.2} s wall, {:.2} s CPU, {:.0} MB peak RSS; check median {:.2} s of {:?})", build.secs / check_s, build.secs, build.cpu_secs, build.max_rss_kb as f64 / 1024.0, check_s, checks.iter().map(|c| (c * 100.0).round() / 100.0).collect::<Vec<_>>());
         println!("queries (whole process, {} queries, median of {} runs each): p50 {:.1} ms, p95 {:.1} ms", QUERIES.len(), cli.runs, q50, q95);
         println!("grep -rlF ({n} of the queries' words, page cache warm): p50 {:.0} ms = {:.0}× the query p50", g50, g50 / q50);

@@ -91,16 +91,6 @@ pub(super) fn same_tail(path: &Path, indexed: u64, hash: i64) -> bool {
     f.seek(SeekFrom::Start(from)).is_ok() && f.read_exact(&mut buf).is_ok() && fnv(&buf) == hash
 }
 
-/// Time spent in the parts of reading a file, summed over threads (µs), when
-/// `PI_SESSION_SEARCH_TIMING` is set: read, session, summary, text, grams.
-pub(super) static PARTS: [std::sync::atomic::AtomicU64; 5] = [const { std::sync::atomic::AtomicU64::new(0) }; 5];
-
-fn part(i: usize, since: std::time::Instant) -> std::time::Instant {
-    let now = std::time::Instant::now();
-    PARTS[i].fetch_add((now - since).as_micros() as u64, std::sync::atomic::Ordering::Relaxed);
-    now
-}
-
 thread_local! {
     /// One gram set per thread (its bitmaps are 4 MB, cleared after each block).
     static GRAMS: RefCell<GramSet> = RefCell::new(GramSet::default());
@@ -120,16 +110,13 @@ fn rows_of(ix: &SessionIndex, bytes: &[u8], base: u64, line0: u32) -> (Vec<Row>,
                 continue;
             }
             let line = bytes.get(e.offset as usize..(e.offset + e.len as u64) as usize).unwrap_or_default();
-            let t = std::time::Instant::now();
             let d = describe(e, line);
-            let t = part(3, t);
             for n in &d.tools {
                 g.add_key(grams::tool_key(n));
             }
             let text = d.text;
             let lower = text::lowercase(&text);
             g.add_text(lower.as_bytes());
-            part(4, t);
             text_in_block += lower.len();
             rows.push(Row {
                 entry_id: e.id_str().to_string(),
@@ -199,10 +186,8 @@ fn tool_calls(line: &[u8]) -> Vec<String> {
 }
 
 pub(super) fn index_file(path: &Path, plan: &Plan) -> Result<FileRows, Error> {
-    let t = std::time::Instant::now();
     let bytes = std::fs::read(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
     let meta = std::fs::metadata(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
-    let t = part(0, t);
     let stamp = pi_session::session::FileStamp::of(&meta);
     // Complete lines only.
     let end = bytes.iter().rposition(|&b| b == b'\n').map(|p| p + 1).unwrap_or(0);
@@ -210,9 +195,7 @@ pub(super) fn index_file(path: &Path, plan: &Plan) -> Result<FileRows, Error> {
     match *plan {
         Plan::Full => {
             let s = Session::from_bytes(path, &bytes[..end]);
-            let t = part(1, t);
             let summary = SessionSummary::of_bytes(&s, stamp.len, &bytes[..end]);
-            part(2, t);
             let (rows, blocks) = rows_of(&s.index, &bytes[..end], 0, 0);
             let labels = s.tree.labels.iter().map(|(id, l)| (id.to_string(), Some(l.text.clone()))).collect();
             let lines = memchr::memchr_iter(b'\n', &bytes[..end]).count() as u64;
