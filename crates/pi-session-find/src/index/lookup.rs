@@ -158,13 +158,22 @@ fn candidates(c: &Connection, dir: &std::path::Path, keys: &[Need]) -> rusqlite:
     let segs: Vec<(super::build::SegRow, Segment)> = super::build::segments(c)?.into_iter().map(|r| Segment::open(&dir.join(&r.file), false).map(|s| (r, s))).collect::<Result<_, _>>()?;
     let io = |e: std::io::Error| super::segment::damaged(dir, &e.to_string());
     // Per need: where its lists are, and their bytes.
+    // Many keys (a 2-byte term needs 256): the key tables read whole, then bisected in memory.
+    let many = keys.iter().map(|n| n.any_of().len()).sum::<usize>() > 64;
+    let tables: Vec<Vec<(u32, u32, u64, u32)>> = if many { segs.iter().map(|(_, s)| s.table()).collect::<Result<_, _>>().map_err(io)? } else { Vec::new() };
+    let find = |i: usize, k: u32| -> std::io::Result<Option<(u32, u64, u32)>> {
+        match tables.get(i) {
+            Some(t) => Ok(t.binary_search_by_key(&k, |e| e.0).ok().map(|j| (t[j].1, t[j].2, t[j].3))),
+            None => segs[i].1.find(k),
+        }
+    };
     let mut found: Vec<(u64, Vec<(usize, u32, u64, u32)>)> = Vec::with_capacity(keys.len());
     for need in keys {
         let mut at = Vec::new();
         let mut bytes = 0u64;
         for k in need.any_of() {
-            for (i, (_, s)) in segs.iter().enumerate() {
-                if let Some((last, off, len)) = s.find(k).map_err(io)? {
+            for i in 0..segs.len() {
+                if let Some((last, off, len)) = find(i, k).map_err(io)? {
                     at.push((i, last, off, len));
                     bytes += len as u64;
                 }
@@ -237,7 +246,10 @@ pub(super) fn find(c: &Connection, db: &std::path::Path, q: &Query, limit: usize
     if cands.is_empty() {
         return Ok(hits);
     }
-    let (wh, mut args) = filters(q, only_file);
+    // `cwd:` and `name:` keep files: checked per block here, not per entry in SQL.
+    let kept = super::sql::files_kept(c, q).map_err(at)?;
+    let per_entry = Query { cwd: None, name: None, ..q.clone() };
+    let (wh, mut args) = filters(&per_entry, only_file);
     let n = args.len();
     args.push(rusqlite::types::Value::Integer(0));
     args.push(rusqlite::types::Value::Integer(0));
@@ -254,7 +266,7 @@ pub(super) fn find(c: &Connection, db: &std::path::Path, q: &Query, limit: usize
             // A block of a file removed or indexed again since.
             continue;
         };
-        if skip.contains(&fid) || only_file.is_some_and(|o| o != fid) {
+        if skip.contains(&fid) || only_file.is_some_and(|o| o != fid) || kept.as_ref().is_some_and(|k| !k.contains(&fid)) {
             continue;
         }
         args[n] = rusqlite::types::Value::Integer(first);

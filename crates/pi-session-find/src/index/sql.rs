@@ -46,16 +46,18 @@ pub(super) fn connect(db: &std::path::Path) -> rusqlite::Result<Connection> {
     conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000; PRAGMA journal_size_limit=67108864;")?;
     let has_meta: bool = conn.query_row("SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'meta'", [], |r| r.get(0))?;
     let version: Option<String> = if has_meta { conn.query_row("SELECT value FROM meta WHERE key='schema'", [], |r| r.get(0)).optional()? } else { None };
-    if version.as_deref() != Some(&SCHEMA_VERSION.to_string()) {
-        // Version 2 kept an FTS5 table: dropped with the rest.
-        conn.execute_batch(
-            "DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS entries; DROP TABLE IF EXISTS labels; DROP TABLE IF EXISTS fts_vocab; DROP TABLE IF EXISTS fts;
-             DROP TABLE IF EXISTS blocks; DROP TABLE IF EXISTS postings; DROP TABLE IF EXISTS segments; DROP TABLE IF EXISTS meta;",
-        )?;
-        if has_meta {
-            // Give the old tables' pages back to the file system.
-            conn.execute_batch("VACUUM")?;
-        }
+    if version.as_deref() == Some(&SCHEMA_VERSION.to_string()) {
+        // Nothing written: a process that only reads leaves the files as they were.
+        return Ok(conn);
+    }
+    // Another version (2 kept an FTS5 table): dropped, the index is a cache.
+    conn.execute_batch(
+        "DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS entries; DROP TABLE IF EXISTS labels; DROP TABLE IF EXISTS fts_vocab; DROP TABLE IF EXISTS fts;
+         DROP TABLE IF EXISTS blocks; DROP TABLE IF EXISTS postings; DROP TABLE IF EXISTS segments; DROP TABLE IF EXISTS meta;",
+    )?;
+    if has_meta {
+        // Give the old tables' pages back to the file system.
+        conn.execute_batch("VACUUM")?;
     }
     conn.execute_batch(SCHEMA)?;
     conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('schema', ?1)", [SCHEMA_VERSION.to_string()])?;
@@ -76,6 +78,16 @@ pub(super) fn like_escape(s: &str) -> String {
 
 /// The columns every hit query selects (see [`super::lookup::Row`]).
 pub(super) const HIT_COLUMNS: &str = "e.id, e.file_id, e.entry_id, e.line, e.role, e.kind, e.ts, e.off, e.len";
+
+/// The files a query's `cwd:` and `name:` keep, or `None` when it has neither.
+pub(super) fn files_kept(c: &rusqlite::Connection, q: &Query) -> rusqlite::Result<Option<std::collections::HashSet<i64>>> {
+    if q.cwd.is_none() && q.name.is_none() {
+        return Ok(None);
+    }
+    let mut st = c.prepare_cached("SELECT id FROM files WHERE (?1 IS NULL OR lower(cwd) LIKE ?1 ESCAPE '\\') AND (?2 IS NULL OR lower(name) LIKE ?2 ESCAPE '\\')")?;
+    let rows = st.query_map(rusqlite::params![q.cwd.as_deref().map(like_escape), q.name.as_deref().map(like_escape)], |r| r.get::<_, i64>(0))?;
+    Ok(Some(rows.collect::<Result<_, _>>()?))
+}
 
 /// The entry-level conditions of a query (role, tool, model, label, dates, file) over
 /// `entries e JOIN files f`, with their arguments.
