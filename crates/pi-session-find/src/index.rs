@@ -563,12 +563,12 @@ impl SearchIndex {
         c.query_row("SELECT count(*) FROM files", [], |r| r.get::<_, i64>(0)).map(|n| n as usize).at(&self.db)
     }
 
-    /// The files the index does not hold as they are now: those the running (or paused)
-    /// build has left, else those a scan of the root finds new or changed (unless an update
-    /// just looked).
+    /// The files the index does not hold as they are now: those the running build has left,
+    /// else those a scan of the root finds new or changed (unless an update just looked).
     fn pending_files(&self, c: &Connection) -> Result<Vec<(String, PathBuf)>, Error> {
         if let Some(p) = self.pending.lock().unwrap().as_ref() {
-            if self.is_building() || self.is_paused() || p.at.elapsed().as_secs_f64() < 2.0 {
+            // Paused, no update looks at the files: they are looked at here.
+            if self.is_building() || (!self.is_paused() && p.at.elapsed().as_secs_f64() < 2.0) {
                 return Ok(p.files.clone());
             }
         }
