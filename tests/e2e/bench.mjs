@@ -10,11 +10,12 @@
 // while scrolling it; a live append until visible; the fork graph of the big root usable after
 // start. The app binary: --app, else $PI_EXPLORER_BIN, else target/release, else target/debug.
 
-import { appendFileSync, closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 
+import { cwdFolder, writeSmallSession } from "../lib/sessions.mjs";
 import { Harness, repo, targetDir } from "./harness.mjs";
 import { sleep } from "./webdriver.mjs";
 
@@ -181,19 +182,11 @@ try {
 	const root = mkdtempSync(join(tmpdir(), "pi-bench-root-"));
 	tempRoot = root;
 	mkdirSync(join(root, "--home-user-big--"));
-	mkdirSync(join(root, "--home-user-a-small--"));
 	const big = join(root, "--home-user-big--", basename(bigRoot));
 	copyFileSync(bigRoot, big);
 	// Newer than the big session's last entry (its list time), which may lie in the future.
 	const now = new Date(Math.max(Date.now(), lastTime(big) + 86400000)).toISOString();
-	const small = join(root, "--home-user-a-small--", `${now.replace(/[:.]/g, "-")}_0197ffff-0000-7000-8000-000000000001.jsonl`);
-	writeFileSync(
-		small,
-		JSON.stringify({ type: "session", version: 3, id: "0197ffff-0000-7000-8000-000000000001", timestamp: now, cwd: "/home/user/a-small" }) +
-			"\n" +
-			JSON.stringify({ type: "message", id: "5a11a001", parentId: null, timestamp: now, message: { role: "user", content: "a small session", timestamp: Date.parse(now) } }) +
-			"\n",
-	);
+	const small = writeSmallSession({ dir: join(root, cwdFolder("/home/user/a-small")), cwd: "/home/user/a-small", id: "0197ffff-0000-7000-8000-000000000001", created: now, entryId: "5a11a001", content: "a small session" });
 	console.log(`\nbig session: ${(statSync(big).size / 1e6).toFixed(0)} MB (${basename(big)})`);
 	// The copy is written back to disk before any timing: writeback of 165 MB would share the
 	// 2 cores with the measured steps.

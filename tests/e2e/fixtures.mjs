@@ -5,179 +5,146 @@
 //
 //   node tests/e2e/fixtures.mjs OUT_DIR
 
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { CounterIds, SessionBuilder, SimClock, cost, cwdFolder, text, toolCall, usage } from "../lib/sessions.mjs";
 
-let clock = Date.parse("2026-06-12T09:00:00.000Z");
-const tick = (s = 7) => new Date((clock += s * 1000)).toISOString();
-
-class Session {
-	constructor(folder, name, cwd, { parent, id, title } = {}) {
-		this.folder = folder;
-		this.cwd = cwd;
-		this.n = 0;
-		this.prefix = id.slice(0, 2);
-		this.id = `0197a3c2-${id}-7e00-8000-00000000${String(Session.count++).padStart(4, "0")}`;
-		this.created = tick(60);
-		this.file = join(folder, `${this.created.replace(/[:.]/g, "-")}_${this.id}.jsonl`);
-		this.lines = [{ type: "session", version: 3, id: this.id, timestamp: this.created, cwd, ...(parent ? { parentSession: parent } : {}) }];
-		this.leaf = null;
-		this.byId = new Map();
+/**
+ * A fixture session: every entry 7 s after the one before, entry ids from a counter behind a
+ * two-character prefix, tool call ids `call_<n>_<tool>` (n: the entry count when the call is
+ * made), one model.
+ */
+class Session extends SessionBuilder {
+	reply(say, { parent, tools = [], tokens = 1200 } = {}) {
+		const calls = tools.map((t) => toolCall(`call_${this.ids.n}_${t.name}`, t.name, t.args));
+		return this.assistant([text(say), ...calls], { parent, usage: usage({ input: tokens, output: 180, cost: cost({ input: 0.003, output: 0.002, total: 0.005 }) }) });
 	}
-	nextId() {
-		return `${this.prefix}${(++this.n).toString(16).padStart(6, "0")}`;
+	tool(name, output, opts) {
+		return this.toolResult(`call_${this.ids.n}_${name}`, name, output, opts);
 	}
-	add(type, fields, parentId = this.leaf) {
-		const e = { type, id: this.nextId(), parentId, timestamp: tick(), ...fields };
-		this.lines.push(e);
-		this.byId.set(e.id, e);
-		this.leaf = e.id;
-		return e.id;
-	}
-	user(text, parentId) {
-		return this.add("message", { message: { role: "user", content: text, timestamp: clock } }, parentId);
-	}
-	assistant(text, parentId, { tools = [], tokens = 1200 } = {}) {
-		const content = [{ type: "text", text }];
-		for (const t of tools) content.push({ type: "toolCall", id: `call_${this.n}_${t.name}`, name: t.name, arguments: t.args });
-		return this.add(
-			"message",
-			{
-				message: {
-					role: "assistant",
-					content,
-					api: "anthropic-messages",
-					provider: "anthropic",
-					model: "claude-sonnet-4-5",
-					usage: { input: tokens, output: 180, cacheRead: 0, cacheWrite: 0, totalTokens: tokens + 180, cost: { input: 0.003, output: 0.002, cacheRead: 0, cacheWrite: 0, total: 0.005 } },
-					stopReason: tools.length ? "toolUse" : "stop",
-					timestamp: clock,
-				},
-			},
-			parentId,
-		);
-	}
-	tool(name, text, parentId, isError = false) {
-		return this.add("message", { message: { role: "toolResult", toolCallId: `call_${this.n}_${name}`, toolName: name, content: [{ type: "text", text }], isError, timestamp: clock } }, parentId);
-	}
-	compaction(summary, firstKeptEntryId, tokensBefore) {
-		return this.add("compaction", { summary, firstKeptEntryId, tokensBefore, details: { readFiles: [], modifiedFiles: [] } });
-	}
-	label(targetId, label) {
-		return this.add("label", { targetId, label });
-	}
-	name(name) {
-		return this.add("session_info", { name });
-	}
-	write(extra = "") {
-		writeFileSync(this.file, this.lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n") + "\n" + extra);
-		return this.file;
+	compact(summary, firstKeptEntryId, tokensBefore) {
+		return this.compaction({ summary, firstKeptEntryId, tokensBefore, details: { readFiles: [], modifiedFiles: [] } });
 	}
 }
-Session.count = 1;
+
+/**
+ * The fixtures' sessions under `root`, in pi's folder for their cwd, one clock for all: each
+ * session starts 60 s after the last entry of the one before. Each run writes the same bytes.
+ */
+class Fixtures {
+	constructor(root) {
+		this.root = root;
+		this.clock = new SimClock(Date.parse("2026-06-12T09:00:00.000Z"));
+		this.count = 1;
+	}
+	/** A new session; with `parent` (a Session), a fork of it holding all its entries. */
+	session(cwd, { id, parent }) {
+		const opts = {
+			dir: join(this.root, cwdFolder(cwd)),
+			cwd,
+			id: `0197a3c2-${id}-7e00-8000-00000000${String(this.count++).padStart(4, "0")}`,
+			created: this.clock.next(60_000),
+			clock: this.clock,
+			step: 7000,
+			ids: new CounterIds(id.slice(0, 2)),
+		};
+		return parent ? parent.fork(opts) : new Session(opts);
+	}
+}
 
 export function writeFixtures(out, { hostileUrl = "http://127.0.0.1:9" } = {}) {
 	const root = resolve(out);
-	const web = join(root, "--home-demo-work-acme-web-app--");
-	const cli = join(root, "--home-demo-code-cli--");
-	const notes = join(root, "--home-demo-notes--");
-	for (const d of [web, cli, notes]) mkdirSync(d, { recursive: true });
+	const [web, cli, notes] = ["/home/demo/work/acme/web-app", "/home/demo/code/cli", "/home/demo/notes"];
+	for (const cwd of [web, cli, notes]) mkdirSync(join(root, cwdFolder(cwd)), { recursive: true });
+	const fx = new Fixtures(root);
 	const ids = {};
 
 	// 1. A session with two compactions on its path and a three-way branch at one user message.
-	const a = new Session(web, "a", "/home/demo/work/acme/web-app", { id: "aaaa" });
-	a.name("Fix the login form's empty-password check");
+	const a = fx.session(web, { id: "aaaa" });
+	a.sessionInfo("Fix the login form's empty-password check");
 	const u1 = a.user("Fix the login form's empty-password check — submitting with an empty password returns a 500.");
-	a.assistant("I'll start with the form handler and its validation.", u1, { tools: [{ name: "read", args: { path: "src/auth/login.ts" } }] });
+	a.reply("I'll start with the form handler and its validation.", { parent: u1, tools: [{ name: "read", args: { path: "src/auth/login.ts" } }] });
 	a.tool("read", "export async function login(req) {\n  const { user, password } = req.body;\n  return auth.check(user, password);\n}");
-	a.assistant("The handler passes the password straight through. Let me check the validator.", undefined, { tools: [{ name: "bash", args: { command: "rg -n password src/auth" } }] });
+	a.reply("The handler passes the password straight through. Let me check the validator.", { tools: [{ name: "bash", args: { command: "rg -n password src/auth" } }] });
 	a.tool("bash", "src/auth/validate.ts:12: if (!pw) throw new Error()");
-	const early = a.assistant("Found it: `validate.ts` throws instead of returning a field error.");
+	a.reply("Found it: `validate.ts` throws instead of returning a field error.");
 	ids.firstHidden = u1;
 	const u2 = a.user("Also reject whitespace-only passwords and add a test for it.");
 	ids.firstKept1 = u2;
-	a.assistant("Updating `validateCredentials()` to trim before the empty check.", u2, { tools: [{ name: "edit", args: { path: "src/auth/validate.ts" } }] });
+	a.reply("Updating `validateCredentials()` to trim before the empty check.", { parent: u2, tools: [{ name: "edit", args: { path: "src/auth/validate.ts" } }] });
 	a.tool("edit", "Applied 1 edit to src/auth/validate.ts");
-	const c1 = a.compaction("Goal: fix the empty-password check in the login form. Done: traced the 500 to validate.ts throwing.", u2, 55000);
+	const c1 = a.compact("Goal: fix the empty-password check in the login form. Done: traced the 500 to validate.ts throwing.", u2, 55000);
 	ids.compaction1 = c1;
-	a.assistant("All 42 tests pass. The fix is in `validateCredentials()` in src/auth/validate.ts.", c1, { tokens: 9000 });
+	a.reply("All 42 tests pass. The fix is in `validateCredentials()` in src/auth/validate.ts.", { parent: c1, tokens: 9000 });
 	ids.checkpoint = a.leaf;
 	a.label(ids.checkpoint, "checkpoint-1");
-	const u3 = a.user("Run the whole suite once more.", ids.checkpoint);
+	const u3 = a.user("Run the whole suite once more.", { parent: ids.checkpoint });
 	ids.firstKept2 = u3;
-	a.assistant("Running it now.", u3, { tools: [{ name: "bash", args: { command: "npm test" } }] });
+	a.reply("Running it now.", { parent: u3, tools: [{ name: "bash", args: { command: "npm test" } }] });
 	a.tool("bash", "Tests: 42 passed, 42 total");
-	const c2 = a.compaction("Second summary: login form fixed, whitespace passwords rejected, suite green.", u3, 61000);
+	const c2 = a.compact("Second summary: login form fixed, whitespace passwords rejected, suite green.", u3, 61000);
 	ids.compaction2 = c2;
 	// The three-way branch: three user messages answering the same assistant message.
-	const hub = a.assistant("What next: config loader, error pages or docs?", c2);
+	const hub = a.reply("What next: config loader, error pages or docs?", { parent: c2 });
 	ids.branchHub = hub;
-	const b1 = a.user("Migrate the config loader to TOML instead.", hub);
-	a.assistant("Adding @iarna/toml and rewriting src/config/loader.ts.", b1, { tools: [{ name: "write", args: { path: "src/config/loader.ts" } }] });
-	ids.branch1Leaf = a.assistant("TOML loader done; three call sites updated.");
-	const b2 = a.user("Make the error pages match the new design.", hub);
-	a.assistant("Updating the 404 and 500 templates.", b2, { tools: [{ name: "edit", args: { path: "views/500.html" } }] });
-	ids.branch2Leaf = a.assistant("Both error pages now use the shared layout.");
-	const b3 = a.user("Write the docs for the login flow.", hub);
+	const b1 = a.user("Migrate the config loader to TOML instead.", { parent: hub });
+	a.reply("Adding @iarna/toml and rewriting src/config/loader.ts.", { parent: b1, tools: [{ name: "write", args: { path: "src/config/loader.ts" } }] });
+	ids.branch1Leaf = a.reply("TOML loader done; three call sites updated.");
+	const b2 = a.user("Make the error pages match the new design.", { parent: hub });
+	a.reply("Updating the 404 and 500 templates.", { parent: b2, tools: [{ name: "edit", args: { path: "views/500.html" } }] });
+	ids.branch2Leaf = a.reply("Both error pages now use the shared layout.");
+	const b3 = a.user("Write the docs for the login flow.", { parent: hub });
 	ids.branchUsers = [b1, b2, b3];
-	a.assistant("Drafting docs/login.md with the validation rules.", b3);
-	ids.branch3Leaf = a.assistant("docs/login.md written: rules, errors and the test list.");
+	a.reply("Drafting docs/login.md with the validation rules.", { parent: b3 });
+	ids.branch3Leaf = a.reply("docs/login.md written: rules, errors and the test list.");
 	ids.behindTwo = ids.branch3Leaf;
 	ids.sessionA = a.write();
 
 	// 2. A 3-deep fork chain: A ← B ← C ← D, each copying its parent's path up to a fork point.
 	const chain = [];
-	let parentFile = null;
-	let parentLines = null;
+	let parent;
 	for (let k = 0; k < 4; k++) {
-		const s = new Session(cli, `f${k}`, "/home/demo/code/cli", { id: `f${k}f${k}`, parent: parentFile ?? undefined });
-		if (parentLines) {
-			// Copy the parent's path (same ids), then add entries of its own.
-			for (const l of parentLines) {
-				s.lines.push(l);
-				s.leaf = l.id;
-			}
-		}
-		s.name(`Fork chain level ${k}`);
+		// The parent's entries (same ids), then entries of its own.
+		const s = fx.session(cli, { id: `f${k}f${k}`, parent });
+		s.sessionInfo(`Fork chain level ${k}`);
 		const u = s.user(`Level ${k}: try approach ${"ABCD"[k]} for the argument parser.`);
-		s.assistant(`Approach ${"ABCD"[k]}: sketching the parser with ${k + 2} sub-commands.`, u);
-		s.assistant(`Approach ${"ABCD"[k]} works for the simple cases.`);
+		s.reply(`Approach ${"ABCD"[k]}: sketching the parser with ${k + 2} sub-commands.`, { parent: u });
+		s.reply(`Approach ${"ABCD"[k]} works for the simple cases.`);
 		const file = s.write();
 		chain.push({ file, forkPoint: s.leaf });
-		parentFile = file;
-		parentLines = s.lines.slice(1);
+		parent = s;
 	}
 	ids.forkChain = chain.map((c) => c.file);
 
 	// 3. A long session: 3,000 entries with branch points every 200 entries.
-	const long = new Session(cli, "long", "/home/demo/code/cli", { id: "1010" });
-	long.name("Long refactoring session");
+	const long = fx.session(cli, { id: "1010" });
+	long.sessionInfo("Long refactoring session");
 	let prev = null;
 	for (let i = 0; i < 1000; i++) {
-		const u = long.user(`Step ${i}: refactor module ${i % 37}.`, prev);
-		const a1 = long.assistant(`Working on module ${i % 37}.`, u, { tools: [{ name: "read", args: { path: `src/m${i % 37}.rs` } }] });
-		prev = long.tool("read", `fn module_${i % 37}() {}`, a1);
-		if (i % 200 === 100) long.user(`An abandoned idea at step ${i}.`, a1);
+		const u = long.user(`Step ${i}: refactor module ${i % 37}.`, { parent: prev });
+		const a1 = long.reply(`Working on module ${i % 37}.`, { parent: u, tools: [{ name: "read", args: { path: `src/m${i % 37}.rs` } }] });
+		prev = long.tool("read", `fn module_${i % 37}() {}`, { parent: a1 });
+		if (i % 200 === 100) long.user(`An abandoned idea at step ${i}.`, { parent: a1 });
 	}
 	ids.long = long.write();
 
 	// 4. Hostile content: session text that must stay inert in the window.
-	const h = new Session(notes, "hostile", "/home/demo/notes", { id: "bada" });
-	h.name("Untrusted content");
+	const h = fx.session(notes, { id: "bada" });
+	h.sessionInfo("Untrusted content");
 	const hu = h.user(`Render this: <script>window.__pwned = 1</script> <img src="${hostileUrl}/img.png" onerror="window.__pwned = 2">`);
-	h.assistant(
+	h.reply(
 		`Here is a link: [click me](javascript:window.__pwned=3) and an image ![x](${hostileUrl}/md.png) and raw HTML <iframe src="${hostileUrl}/frame"></iframe> <a href="${hostileUrl}/a">a</a> and <b onmouseover="window.__pwned=4">bold</b>.\n\n<style>body{background:url(${hostileUrl}/css)}</style>\n\n\`\`\`html\n<script>alert(1)</script>\n\`\`\``,
-		hu,
+		{ parent: hu },
 	);
 	ids.hostile = h.write();
 
 	// 5. A damaged file: a malformed middle line and a torn tail.
-	const d = new Session(notes, "damaged", "/home/demo/notes", { id: "dead" });
+	const d = fx.session(notes, { id: "dead" });
 	d.user("A session with damage in it.");
-	d.assistant("Two lines below are broken.");
-	d.lines.push("this line is not json");
+	d.reply("Two lines below are broken.");
+	d.raw("this line is not json");
 	d.user("Still readable after the bad line.");
-	ids.damaged = d.write('{"type":"message","id":"torn');
+	ids.damaged = d.write({ tail: '{"type":"message","id":"torn' });
 	return { root, ids };
 }
 

@@ -9,6 +9,7 @@ import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
+import { SessionBuilder, SimClock, cwdFolder } from "../lib/sessions.mjs";
 import { repo, targetDir } from "./harness.mjs";
 import { Keys, sleep } from "./webdriver.mjs";
 
@@ -107,24 +108,19 @@ function fileTag(path) {
 /** Rectangles overlap (more than a pixel each way). */
 const overlaps = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
 
-/** `n` sessions in 10 project folders: a quarter roots, the rest forks (chains and siblings). */
+/** `n` sessions in 10 project folders: a quarter roots, the rest forks (chains and siblings), a minute apart, each adding one user message. */
 function manySessions(root, n) {
 	const files = [];
 	const t0 = Date.parse("2026-05-01T08:00:00.000Z");
 	for (let i = 0; i < n; i++) {
-		const dir = join(root, `--home-u-proj${i % 10}--`);
-		mkdirSync(dir, { recursive: true });
-		const ts = new Date(t0 + i * 60000).toISOString();
-		const id = `0197a3c2-${String(i).padStart(4, "0")}-7e00-8000-000000000000`;
-		const file = join(dir, `${ts.replace(/[:.]/g, "-")}_${id}.jsonl`);
-		const parent = i % 4 === 0 || i < 10 ? null : files[i - 10];
-		const head = { type: "session", version: 3, id, timestamp: ts, cwd: `/home/u/proj${i % 10}`, ...(parent ? { parentSession: parent.file } : {}) };
+		const cwd = `/home/u/proj${i % 10}`;
+		const t = t0 + i * 60000;
+		const parent = i % 4 === 0 || i < 10 ? undefined : files[i - 10];
 		const mine = `m${i.toString(16).padStart(7, "0")}`;
-		const entries = [];
-		if (parent) entries.push(...parent.entries);
-		entries.push({ type: "message", id: mine, parentId: entries.at(-1)?.id ?? null, timestamp: ts, message: { role: "user", content: `Task ${i}: ${parent ? "try another way" : "start"}`, timestamp: t0 + i * 60000 } });
-		writeFileSync(file, [head, ...entries].map((x) => JSON.stringify(x)).join("\n") + "\n");
-		files.push({ file, entries, parent: parent?.file ?? null });
+		const opts = { dir: join(root, cwdFolder(cwd)), cwd, id: `0197a3c2-${String(i).padStart(4, "0")}-7e00-8000-000000000000`, created: new Date(t).toISOString(), clock: new SimClock(t), step: 0, ids: { next: () => mine } };
+		const s = parent ? parent.session.fork(opts) : new SessionBuilder(opts);
+		s.user(`Task ${i}: ${parent ? "try another way" : "start"}`);
+		files.push({ file: s.write(), session: s, parent: parent?.file ?? null });
 	}
 	return files;
 }

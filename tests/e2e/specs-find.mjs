@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
+import { writeSmallSession } from "../lib/sessions.mjs";
 import { sleep } from "./webdriver.mjs";
 import { targetDir } from "./harness.mjs";
 import { openSession, until } from "./specs.mjs";
@@ -230,9 +231,16 @@ export const findSpecs = [
 			// A session outside the root, with a word of its own, and a link to it in the root.
 			const outside = join(dir, "outside");
 			mkdirSync(outside, { recursive: true });
-			const header = { type: "session", version: 3, id: "0197ffff-0000-7000-8000-00000000beef", timestamp: "2026-01-02T00:00:00.000Z", cwd: "/home/eve" };
-			const line = { type: "message", id: "ee000001", parentId: null, timestamp: "2026-01-02T00:00:01.000Z", message: { role: "user", content: "the xylophonequartz secret", timestamp: 1 } };
-			writeFileSync(join(outside, "secret.jsonl"), `${JSON.stringify(header)}\n${JSON.stringify(line)}\n`);
+			writeSmallSession({
+				file: join(outside, "secret.jsonl"),
+				cwd: "/home/eve",
+				id: "0197ffff-0000-7000-8000-00000000beef",
+				created: "2026-01-02T00:00:00.000Z",
+				entryId: "ee000001",
+				entryTime: "2026-01-02T00:00:01.000Z",
+				content: "the xylophonequartz secret",
+				messageTime: 1,
+			});
 			const link = join(fx.root, "leak.jsonl");
 			symlinkSync(join(outside, "secret.jsonl"), link);
 			const d = await h.open(["--sessions-dir", fx.root]);

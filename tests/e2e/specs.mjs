@@ -6,6 +6,7 @@ import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } f
 import { createServer } from "node:http";
 import { dirname, join } from "node:path";
 
+import { cwdFolder, writeSmallSession } from "../lib/sessions.mjs";
 import { repo, targetDir } from "./harness.mjs";
 import { Keys, sleep } from "./webdriver.mjs";
 import { journeySpecs } from "./journeys.mjs";
@@ -665,15 +666,16 @@ export const specs = [
 			await h.shot("two-roots");
 
 			// The desk is watched too: a session that appears there shows up.
-			const fresh = join(desk, "--home-desk--", "2026-01-02T00-00-00-000Z_0197dddd-0000-7000-8000-000000000001.jsonl");
-			mkdirSync(dirname(fresh), { recursive: true });
-			writeFileSync(
-				fresh,
-				JSON.stringify({ type: "session", version: 3, id: "0197dddd-0000-7000-8000-000000000001", timestamp: "2026-01-02T00:00:00.000Z", cwd: "/home/desk" }) +
-					"\n" +
-					JSON.stringify({ type: "message", id: "dd000001", parentId: null, timestamp: "2026-01-02T00:00:01.000Z", message: { role: "user", content: "made on the desk", timestamp: 1 } }) +
-					"\n",
-			);
+			writeSmallSession({
+				dir: join(desk, cwdFolder("/home/desk")),
+				cwd: "/home/desk",
+				id: "0197dddd-0000-7000-8000-000000000001",
+				created: "2026-01-02T00:00:00.000Z",
+				entryId: "dd000001",
+				entryTime: "2026-01-02T00:00:01.000Z",
+				content: "made on the desk",
+				messageTime: 1,
+			});
 			await until(async () => (await d.findAll("[data-testid=session-row]")).length === 10, "the new desk session listed");
 
 			// Mark the desk read-only from the window: a write to its copy is refused, the file unchanged.
@@ -701,17 +703,8 @@ export const specs = [
 		name: "a root added in the window is watched and searched: a session written there later is listed and found",
 		async run({ h, fx, dir }) {
 			const desk = join(dir, "desk-sessions");
-			const session = (file, id, ts, text) => {
-				mkdirSync(dirname(file), { recursive: true });
-				writeFileSync(
-					file,
-					JSON.stringify({ type: "session", version: 3, id, timestamp: ts, cwd: "/home/desk" }) +
-						"\n" +
-						JSON.stringify({ type: "message", id: id.slice(4, 12), parentId: null, timestamp: ts, message: { role: "user", content: text, timestamp: 1 } }) +
-						"\n",
-				);
-			};
-			session(join(desk, "--home-desk--", "2026-01-02T00-00-00-000Z_0197dddd-0000-7000-8000-000000000001.jsonl"), "0197dddd-0000-7000-8000-000000000001", "2026-01-02T00:00:00.000Z", "made on the desk");
+			const session = (id, created, content) => writeSmallSession({ dir: join(desk, cwdFolder("/home/desk")), cwd: "/home/desk", id, created, entryId: id.slice(4, 12), content, messageTime: 1 });
+			session("0197dddd-0000-7000-8000-000000000001", "2026-01-02T00:00:00.000Z", "made on the desk");
 			const d = await h.open(["--sessions-dir", fx.root]);
 			await d.waitFor("[data-testid=session-row]");
 			const n0 = (await d.findAll("[data-testid=session-row]")).length;
@@ -721,8 +714,7 @@ export const specs = [
 			await (await d.find("[data-testid=root-add-submit]")).click();
 			await until(async () => (await d.findAll("[data-testid=session-row]")).length === n0 + 1, "the desk's session listed");
 			// Only the added root changes now: its watcher tells the window.
-			const later = join(desk, "--home-desk--", "2026-01-03T00-00-00-000Z_0197eeee-0000-7000-8000-000000000002.jsonl");
-			session(later, "0197eeee-0000-7000-8000-000000000002", "2026-01-03T00:00:00.000Z", "quetzalcoatl written on the desk after it was added");
+			const later = session("0197eeee-0000-7000-8000-000000000002", "2026-01-03T00:00:00.000Z", "quetzalcoatl written on the desk after it was added");
 			await until(async () => (await d.findAll("[data-testid=session-row]")).length === n0 + 2, "the session written in the added root listed", 5000);
 			// The full-text search spans both roots.
 			await (await d.find("[data-testid=search-input]")).type("quetzalcoatl");

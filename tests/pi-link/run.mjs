@@ -41,6 +41,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpath
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { findPi, loadPi } from "../lib/pi.mjs";
+import { message, text, usage } from "../lib/sessions.mjs";
 
 const argv = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -59,11 +61,10 @@ function setupError(msg) {
 	console.error(`pi-link: setup error: ${msg}`);
 	process.exit(2);
 }
-if (!piDir || !existsSync(join(piDir, "package.json"))) setupError(`no pi package at --pi ${piDir}`);
+if (!piDir || !findPi(piDir)) setupError(`no pi package at --pi ${piDir}`);
 if (!existsSync(bin)) setupError(`no pi-session binary at ${bin} (cargo build -p pi-session-cli, or pass --bin)`);
-const pkg = JSON.parse(readFileSync(join(piDir, "package.json"), "utf8"));
+const { pkg, SessionManager } = await loadPi(piDir);
 const cli = join(piDir, typeof pkg.bin === "string" ? pkg.bin : pkg.bin.pi);
-const { SessionManager } = await import(pathToFileURL(join(piDir, "dist/index.js")).href);
 const modern = pkg.version.split(".")[0] !== "0";
 
 // ---------------------------------------------------------------- checks
@@ -102,17 +103,9 @@ delete env.PI_SESSION_LINK_DIR;
 const linkDir = join(runtime, "pi-session-explorer");
 
 const sm = SessionManager.create(proj, join(root, "--work-proj--"));
-const user = (text) => ({ role: "user", content: [{ type: "text", text }], timestamp: Date.now() });
-const assistant = (text) => ({
-	role: "assistant",
-	content: [{ type: "text", text }],
-	api: "anthropic-messages",
-	provider: "anthropic",
-	model: "claude-sonnet-4-5",
-	usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
-	stopReason: "stop",
-	timestamp: Date.now(),
-});
+const user = (say) => message.user([text(say)], Date.now());
+const assistant = (say) =>
+	message.assistant({ content: [text(say)], api: "anthropic-messages", provider: "anthropic", model: "claude-sonnet-4-5", usage: usage({ input: 10, output: 5 }), timestamp: Date.now() });
 // U1 → A1 → U2 → A2 (the leaf), and a side branch A1 → U3 → A3.
 const U1 = sm.appendMessage(user("fix the parser"));
 const A1 = sm.appendMessage(assistant("The parser is fixed."));

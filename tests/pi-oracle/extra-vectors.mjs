@@ -13,18 +13,19 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { entry, header, jsonlText, line, message, text } from "../lib/sessions.mjs";
 
 let tick = 0;
 const ts = () => new Date(Date.UTC(2025, 0, 1, 0, 0, tick++)).toISOString();
-const H = (extra = {}) => ({ type: "session", version: 3, id: "sess-x", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/home/demo/project", ...extra });
-const base = (type, id, parentId, t) => ({ type, id, parentId, timestamp: t ?? ts() });
-const U = (id, p, text, t) => ({ ...base("message", id, p, t), message: { role: "user", content: text, timestamp: 1 } });
-const A = (id, p, text, t, provider = "anthropic", model = "claude-test") => ({
-	...base("message", id, p, t),
-	message: { role: "assistant", content: [{ type: "text", text }], api: "anthropic-messages", provider, model, stopReason: "stop", timestamp: 2 },
-});
-const LEAF = (id, p, targetId) => ({ ...base("leaf", id, p), targetId });
-const L = (id, p, targetId, label) => ({ ...base("label", id, p), targetId, ...(label === undefined ? {} : { label }) });
+const H = (extra = {}) => ({ ...header({ id: "sess-x", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/home/demo/project" }), ...extra });
+const at = (id, parentId, t) => ({ id, parentId, timestamp: t ?? ts() });
+const base = (type, id, parentId, t) => line(type, at(id, parentId, t));
+const U = (id, p, say, t) => entry.message(at(id, p, t), message.user(say, 1));
+// an assistant message without usage
+const A = (id, p, say, t, provider = "anthropic", model = "claude-test") =>
+	entry.message(at(id, p, t), message.assistant({ content: [text(say)], api: "anthropic-messages", provider, model, stopReason: "stop", timestamp: 2 }));
+const LEAF = (id, p, targetId) => line("leaf", at(id, p), { targetId });
+const L = (id, p, targetId, label) => entry.label(at(id, p), targetId, label);
 
 export const EXTRA = [];
 const vec = (name, source, lines, opts = {}) => {
@@ -250,11 +251,7 @@ vec("x27-unicode-space-before-header-after-garbage", "a garbage line, then a hea
 ]);
 
 // ---------------------------------------------------------------- write
-function fileText(v) {
-	if (!v.lines.length) return "";
-	const body = v.lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n");
-	return `${body}\n`;
-}
+const fileText = (v) => jsonlText(v.lines);
 
 export function writeExtra(dir) {
 	mkdirSync(dir, { recursive: true });

@@ -18,12 +18,13 @@
 //   - names with newlines (pi writes spaces), null message content.
 //
 // Determinism: as gen.mjs, pi's randomness (crypto.randomUUID, crypto.getRandomValues) and clock
-// are replaced by a seeded PRNG and a simulated clock before pi is imported.
+// are replaced by a seeded PRNG and a simulated clock (tests/lib/pi.mjs installDeterminism).
 
-import { createRequire, syncBuiltinESMExports } from "node:module";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
+import { Conversation, findPi, forkWithPi, installDeterminism, loadPi, useAgentDir } from "../lib/pi.mjs";
+import { cost, listJsonl, message, mulberry32, touchToLastEntry, usage as usageOf } from "../lib/sessions.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const USAGE = "usage: node gen16.mjs <outDir> [--seed N] [--sessions K] [--pi-dir DIR] [--force]";
@@ -54,8 +55,7 @@ if (!outDirArg || !Number.isInteger(seed) || !Number.isInteger(randomSessions) |
 	console.error(USAGE);
 	process.exit(2);
 }
-const pkgDir = join(resolve(piDir), "node_modules/@earendil-works/pi-coding-agent");
-if (!existsSync(join(pkgDir, "package.json"))) {
+if (findPi(piDir)?.line !== 1) {
 	console.error(`pi 1.x is not installed in ${piDir} (run scripts/setup all)`);
 	process.exit(2);
 }
@@ -69,66 +69,13 @@ if (existsSync(outDir) && readdirSync(outDir).length > 0) {
 	rmSync(join(outDir, "manifest.json"), { force: true });
 }
 mkdirSync(outDir, { recursive: true });
-const sessionsRoot = join(outDir, "sessions");
 
-// ---------------------------------------------------------------- determinism
-function mulberry32(a) {
-	return () => {
-		a = (a + 0x6d2b79f5) | 0;
-		let t = Math.imul(a ^ (a >>> 15), 1 | a);
-		t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
-const rand = mulberry32(seed * 7919 + 1601);
-const idRand = mulberry32(seed * 104729 + 1603);
-const randInt = (lo, hi) => lo + Math.floor(rand() * (hi - lo + 1));
-const pick = (arr) => arr[Math.floor(rand() * arr.length)];
+// ---------------------------------------------------------------- determinism, pi
+const env = installDeterminism({ random: mulberry32(seed * 104729 + 1603), start: Date.UTC(2026, 8, 14, 9, 0, 0) + (seed % 89) * 3_600_000 });
+const sessionsRoot = useAgentDir(outDir);
+const { SessionManager, version: piVersion } = await loadPi(piDir);
 
-const require = createRequire(import.meta.url);
-const nodeCrypto = require("node:crypto");
-function fillRandom(arr) {
-	for (let i = 0; i < arr.length; i++) arr[i] = Math.floor(idRand() * 256);
-	return arr;
-}
-nodeCrypto.randomUUID = () => {
-	const b = fillRandom(new Uint8Array(16));
-	b[6] = (b[6] & 0x0f) | 0x40;
-	b[8] = (b[8] & 0x3f) | 0x80;
-	const h = [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
-	return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-};
-syncBuiltinESMExports();
-Object.defineProperty(globalThis.crypto, "getRandomValues", { value: fillRandom, configurable: true, writable: true });
-
-const RealDate = Date;
-const clock = {
-	t: RealDate.UTC(2026, 8, 14, 9, 0, 0) + (seed % 89) * 3_600_000,
-	advance(ms) {
-		this.t += ms;
-	},
-	think() {
-		this.t += randInt(4_000, 120_000);
-	},
-};
-class SimDate extends RealDate {
-	constructor(...args) {
-		if (args.length === 0) {
-			super(clock.t);
-			clock.t += 1;
-		} else super(...args);
-	}
-	static now() {
-		return clock.t;
-	}
-}
-globalThis.Date = SimDate;
-
-process.env.PI_CODING_AGENT_DIR = outDir;
-const { SessionManager } = await import(pathToFileURL(join(pkgDir, "dist/index.js")).href);
-const piVersion = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8")).version;
-
-// ---------------------------------------------------------------- message factories
+// ---------------------------------------------------------------- the conversation
 const MODELS = {
 	anthropic: { api: "anthropic-messages", models: ["claude-sonnet-4-5", "claude-opus-4-5"], price: [3e-6, 15e-6, 0.3e-6, 3.75e-6] },
 	openai: { api: "openai-responses", models: ["gpt-5.1-codex", "gpt-5.1"], price: [1.25e-6, 10e-6, 0.125e-6, 0] },
@@ -160,74 +107,33 @@ const TOOL_DEFS = {
 	grep: { name: "grep", description: "Search files", parameters: { type: "object", properties: { pattern: { type: "string" } } } },
 };
 
-let modelState = { provider: "anthropic", model: "claude-sonnet-4-5" };
-function usage(provider = modelState.provider) {
+const conv = new Conversation({
+	rand: mulberry32(seed * 7919 + 1601),
+	clock: env.clock,
+	models: MODELS,
+	userLines: USER_LINES,
+	assistantLines: ASSISTANT_LINES,
+	tools: ["read", "bash", "grep"],
+	toolOutput: (name) => (name === "bash" ? "index.ts\nutil.ts\nsecret.env" : "export const API_KEY = 'sk-live-123';"),
+	usage: () => usage(),
+});
+const { rand, randInt, pick } = conv;
+function usage(provider = conv.model.provider) {
 	const [pi, po, pcr, pcw] = MODELS[provider].price;
 	const input = randInt(800, 40_000);
 	const output = randInt(50, 2_000);
 	const cacheRead = randInt(0, 30_000);
 	const cacheWrite = rand() < 0.3 ? randInt(100, 5_000) : 0;
-	const cost = { input: input * pi, output: output * po, cacheRead: cacheRead * pcr, cacheWrite: cacheWrite * pcw };
-	cost.total = cost.input + cost.output + cost.cacheRead + cost.cacheWrite;
-	return { input, output, cacheRead, cacheWrite, totalTokens: input + output + cacheRead + cacheWrite, cost };
+	return usageOf({ input, output, cacheRead, cacheWrite, cost: cost({ input: input * pi, output: output * po, cacheRead: cacheRead * pcr, cacheWrite: cacheWrite * pcw }) });
 }
-const userMsg = (text) => ({ role: "user", content: text, timestamp: Date.now() });
-function assistantMsg(text, { toolCall, thinking } = {}) {
-	const content = [];
-	if (thinking) content.push({ type: "thinking", thinking: "Let me look at the relevant files first." });
-	if (text) content.push({ type: "text", text });
-	if (toolCall) content.push({ type: "toolCall", id: `call_${Math.floor(rand() * 1e9).toString(36)}`, name: toolCall.name, arguments: toolCall.args });
-	return {
-		role: "assistant",
-		content,
-		api: MODELS[modelState.provider].api,
-		provider: modelState.provider,
-		model: modelState.model,
-		usage: usage(),
-		stopReason: toolCall ? "toolUse" : "stop",
-		timestamp: Date.now(),
-	};
-}
-const toolResultMsg = (call, text) => ({
-	role: "toolResult",
-	toolCallId: call.id,
-	toolName: call.name,
-	content: [{ type: "text", text }],
-	isError: false,
-	timestamp: Date.now(),
-});
 function systemMsg({ content = "", sections, add = [], remove = [] } = {}) {
-	return {
-		role: "system",
+	return message.system({
 		content,
-		...(sections ? { sections } : {}),
-		...(add.length ? { toolsAdded: add.map((n) => TOOL_DEFS[n]) } : {}),
-		...(remove.length ? { toolsRemoved: remove.map((name) => ({ name })) } : {}),
+		sections,
+		toolsAdded: add.length ? add.map((n) => TOOL_DEFS[n]) : undefined,
+		toolsRemoved: remove.length ? remove.map((name) => ({ name })) : undefined,
 		timestamp: Date.now(),
-	};
-}
-
-/** One user→assistant turn, optionally with a tool round-trip. Returns the ids. */
-function turn(sm, { user, tool = rand() < 0.5, thinking = rand() < 0.3 } = {}) {
-	const ids = {};
-	clock.think();
-	ids.user = sm.appendMessage(userMsg(user ?? pick(USER_LINES)));
-	clock.think();
-	if (tool) {
-		const name = pick(["read", "bash", "grep"]);
-		const a = assistantMsg("", { toolCall: { name, args: name === "bash" ? { command: "ls src" } : { path: "src/index.ts" } }, thinking });
-		ids.toolCall = sm.appendMessage(a);
-		clock.advance(randInt(200, 3_000));
-		ids.toolResult = sm.appendMessage(toolResultMsg(a.content.at(-1), name === "bash" ? "index.ts\nutil.ts\nsecret.env" : "export const API_KEY = 'sk-live-123';"));
-		clock.think();
-	}
-	ids.assistant = sm.appendMessage(assistantMsg(pick(ASSISTANT_LINES), { thinking: thinking && !tool }));
-	return ids;
-}
-function setModel(sm, provider, model) {
-	clock.advance(randInt(1_000, 20_000));
-	modelState = { provider, model };
-	return sm.appendModelChange(provider, model);
+	});
 }
 /** Entries on the active path that appendContextEdit accepts. */
 const editable = (sm) =>
@@ -257,124 +163,123 @@ const CWD = {
 
 // ---------------------------------------------------------------- P1: context edits
 {
-	modelState = { provider: "anthropic", model: "claude-sonnet-4-5" };
+	conv.model = { provider: "anthropic", model: "claude-sonnet-4-5" };
 	const sm = SessionManager.create(CWD.webapp);
 	sm.appendMessage(systemMsg({ content: "You are a careful coding agent.", add: ["read", "bash"] }));
-	setModel(sm, "anthropic", "claude-sonnet-4-5");
+	conv.setModel(sm, "anthropic", "claude-sonnet-4-5");
 	sm.appendThinkingLevelChange("medium");
-	const t1 = turn(sm, { user: "Show me the config file.", tool: true });
-	const t2 = turn(sm, { tool: false });
-	clock.think();
+	const t1 = conv.turn(sm, { user: "Show me the config file.", tool: true });
+	const t2 = conv.turn(sm, { tool: false });
+	conv.think();
 	sm.appendContextEdit(t1.toolResult, { content: "[output removed: it held a secret]" }); // string → text block
 	sm.appendContextEdit(t2.assistant, null); // drop
-	clock.think();
+	conv.think();
 	sm.appendCustomMessageEntry("reminder", "Run the tests before committing.", true, { source: "ext" });
 	const reminder = sm.getLeafId();
-	const t3 = turn(sm, { tool: true });
+	const t3 = conv.turn(sm, { tool: true });
 	sm.appendContextEdit(t1.user, { content: [{ type: "text", text: "Show me the config file (edited)." }] });
 	sm.appendContextEdit(reminder, { content: "Run the tests." });
 	sm.appendContextEdit(t1.toolResult, { content: [{ type: "text", text: "second edit wins" }] }); // later edit on one target
 	sm.appendSessionInfo("Config\nsecret cleanup"); // newline → space
 	const mainLeaf = sm.getLeafId();
 	// A branch from before the edits does not see them (edits are branch-local).
-	clock.think();
+	conv.think();
 	sm.branch(t2.assistant);
-	turn(sm, { tool: false });
+	conv.turn(sm, { tool: false });
 	sm.appendContextEdit(t1.assistant, null);
 	record("P1-context-edits", sm, { ids: { t1, t2, t3, reminder, mainLeaf } });
 }
 
 // ---------------------------------------------------------------- P2: system messages and compactions
 {
-	modelState = { provider: "openai", model: "gpt-5.1-codex" };
+	conv.model = { provider: "openai", model: "gpt-5.1-codex" };
 	const sm = SessionManager.create(CWD.cli);
 	sm.appendMessage(systemMsg({ content: "You are pi.", sections: { env: "linux", date: "2026-09-14" }, add: ["read", "bash", "edit"] }));
-	const T = [turn(sm, { tool: true }), turn(sm, {})];
-	clock.think();
+	const T = [conv.turn(sm, { tool: true }), conv.turn(sm, {})];
+	conv.think();
 	sm.appendMessage(systemMsg({ sections: { date: "2026-09-15", env: null }, add: ["grep"], remove: ["edit"] }));
-	T.push(turn(sm, {}), turn(sm, { tool: true }));
-	clock.think();
+	T.push(conv.turn(sm, {}), conv.turn(sm, { tool: true }));
+	conv.think();
 	// A compaction keeping from T[1]: the system message after T[1] is in the kept range (dropped from context).
 	const c1 = sm.appendCompaction("## Goal\nRewrite the CLI.\n## Done\nTurn 1 summarised.", T[1].user, 48_211, { readFiles: ["src/cli.ts"] }, false, usage());
-	T.push(turn(sm, {}));
-	clock.think();
+	T.push(conv.turn(sm, {}));
+	conv.think();
 	sm.appendMessage(systemMsg({ content: "Be brief from now on." }));
-	T.push(turn(sm, {}));
-	clock.think();
+	T.push(conv.turn(sm, {}));
+	conv.think();
 	// Keep-nothing compaction: no firstKeptEntryId → pi writes the compaction's own id.
 	const c2 = sm.appendCompaction("## Everything so far\nAll turns summarised.", undefined, 71_004, undefined, false, usage());
-	T.push(turn(sm, { tool: true }));
+	T.push(conv.turn(sm, { tool: true }));
 	const mainLeaf = sm.getLeafId();
 	// A compaction by an extension with no usage, on a branch.
-	clock.think();
+	conv.think();
 	sm.branch(T[3].assistant);
-	T.push(turn(sm, {}));
-	clock.think();
+	T.push(conv.turn(sm, {}));
+	conv.think();
 	const c3 = sm.appendCompaction("Extension summary.", T[2].user, 55_000, { artifact: "index-v2" }, true);
-	turn(sm, {});
+	conv.turn(sm, {});
 	record("P2-system-compactions", sm, { ids: { c1, c2, c3, mainLeaf } });
 }
 
 // ---------------------------------------------------------------- P3: usage entries, branch summaries with usage, null content
 {
-	modelState = { provider: "google", model: "gemini-2.5-pro" };
+	conv.model = { provider: "google", model: "gemini-2.5-pro" };
 	const sm = SessionManager.create(CWD.pipeline);
-	const t1 = turn(sm, { tool: true });
-	clock.think();
+	const t1 = conv.turn(sm, { tool: true });
+	conv.think();
 	sm.appendUsage("cache_warm", "google", "gemini-2.5-pro", usage("google"));
-	const t2 = turn(sm, {});
-	clock.think();
+	const t2 = conv.turn(sm, {});
+	conv.think();
 	sm.appendUsage("cache_warm", "anthropic", "claude-sonnet-4-5", usage("anthropic"), "extension override");
-	const t3 = turn(sm, { tool: true });
-	clock.think();
+	const t3 = conv.turn(sm, { tool: true });
+	conv.think();
 	const bs = sm.branchWithSummary(t1.assistant, "Tried caching the parser output; abandoned.", { readFiles: ["src/parse.ts"], modifiedFiles: [] }, false, usage("google"));
-	const t4 = turn(sm, {});
-	clock.think();
+	const t4 = conv.turn(sm, {});
+	conv.think();
 	sm.appendMessage({ role: "user", content: null, timestamp: Date.now() });
-	clock.think();
-	sm.appendMessage({ ...assistantMsg("x"), content: null });
-	clock.think();
+	conv.think();
+	sm.appendMessage({ ...conv.assistantMsg("x"), content: null });
+	conv.think();
 	sm.branchWithSummary(null, "Everything summarised; starting again from scratch.", undefined, true, usage("google"));
-	turn(sm, {});
+	conv.turn(sm, {});
 	record("P3-usage-summaries", sm, { ids: { t1, t2, t3, t4, bs } });
 }
 
 // ---------------------------------------------------------------- P4: forks through labels, edits and compactions
 {
-	modelState = { provider: "anthropic", model: "claude-opus-4-5" };
+	conv.model = { provider: "anthropic", model: "claude-opus-4-5" };
 	const A = SessionManager.create(CWD.webapp);
 	A.appendMessage(systemMsg({ content: "You are pi.", add: ["read"] }));
-	const a1 = turn(A, { tool: true });
+	const a1 = conv.turn(A, { tool: true });
 	A.appendLabelChange(a1.user, "start");
-	const a2 = turn(A, {}); // a2.user's parent is the label entry
+	const a2 = conv.turn(A, {}); // a2.user's parent is the label entry
 	A.appendLabelChange(a2.assistant, "good");
 	A.appendContextEdit(a1.toolResult, null);
-	const a3 = turn(A, {});
-	clock.think();
+	const a3 = conv.turn(A, {});
+	conv.think();
 	A.appendCompaction("Summary of a1..a2.", a2.user, 30_000, undefined, false, usage());
-	const a4 = turn(A, { tool: true });
+	const a4 = conv.turn(A, { tool: true });
 	A.appendLabelChange(a4.assistant, "after-compaction");
-	const a5 = turn(A, {});
+	const a5 = conv.turn(A, {});
 	const fileA = A.getSessionFile();
 	record("P4a-fork-source", A, { ids: { a1, a2, a3, a4, a5 } });
-	clock.think();
-	const fileB = SessionManager.open(fileA).createBranchedSession(a5.assistant);
-	const B = SessionManager.open(fileB);
-	turn(B, {});
+	conv.think();
+	const { file: fileB, sm: B } = forkWithPi(SessionManager, fileA, a5.assistant);
+	conv.turn(B, {});
 	B.appendContextEdit(a4.toolResult ?? a4.assistant, { content: "edited in the fork" });
 	record("P4b-fork", B, { note: "createBranchedSession re-links a2.user around the dropped label entry" });
-	clock.think();
+	conv.think();
 	const C = SessionManager.forkFrom(fileB, CWD.scratch);
-	turn(C, {});
+	conv.turn(C, {});
 	record("P4c-forkFrom", C, {});
-	clock.think();
+	conv.think();
 	// A fork at a keep-nothing compaction's child.
 	const D0 = SessionManager.open(fileA);
 	D0.appendCompaction("Keep nothing.", undefined, 12_000);
-	const d1 = turn(D0, {});
+	const d1 = conv.turn(D0, {});
 	const fileD = D0.createBranchedSession(d1.assistant);
 	const D = SessionManager.open(fileD);
-	turn(D, {});
+	conv.turn(D, {});
 	record("P4d-fork-keep-nothing", D, {});
 }
 
@@ -382,48 +287,48 @@ const CWD = {
 const cwdPool = Object.values(CWD);
 for (let s = 0; s < randomSessions; s++) {
 	const provider = pick(Object.keys(MODELS));
-	modelState = { provider, model: pick(MODELS[provider].models) };
+	conv.model = { provider, model: pick(MODELS[provider].models) };
 	let sm = SessionManager.create(pick(cwdPool));
 	const key = `R${s + 1}-random`;
 	const ops = [];
 	if (rand() < 0.7) sm.appendMessage(systemMsg({ content: "You are pi.", add: ["read", "bash"] }));
-	turn(sm, {});
+	conv.turn(sm, {});
 	const nSteps = randInt(12, 30);
 	for (let step = 0; step < nSteps; step++) {
 		const r = rand();
 		const entries = sm.getEntries();
 		const path = sm.getBranch();
 		if (r < 0.36) {
-			turn(sm, {});
+			conv.turn(sm, {});
 			ops.push("turn");
 		} else if (r < 0.44) {
 			const target = pick(entries.filter((e) => e.type === "message" && e.message.role === "assistant"));
 			if (target) {
-				clock.think();
+				conv.think();
 				sm.branch(target.id);
-				turn(sm, {});
+				conv.turn(sm, {});
 				ops.push(`branch(${target.id})+turn`);
 			}
 		} else if (r < 0.49) {
 			const target = pick(entries.filter((e) => e.type === "message" && e.message.role === "assistant"));
 			if (target) {
-				clock.think();
+				conv.think();
 				sm.branchWithSummary(target.id, `Summary of the abandoned branch at step ${step}.`, undefined, false, rand() < 0.7 ? usage() : undefined);
 				ops.push(`branchWithSummary(${target.id})`);
 			}
 		} else if (r < 0.6) {
 			const target = pick(editable(sm));
 			if (target) {
-				clock.think();
+				conv.think();
 				sm.appendContextEdit(target.id, replacementFor(target));
 				ops.push(`context_edit(${target.id})`);
 			}
 		} else if (r < 0.65) {
-			clock.think();
-			sm.appendUsage("cache_warm", modelState.provider, modelState.model, usage(), rand() < 0.3 ? "note" : undefined);
+			conv.think();
+			sm.appendUsage("cache_warm", conv.model.provider, conv.model.model, usage(), rand() < 0.3 ? "note" : undefined);
 			ops.push("usage");
 		} else if (r < 0.7) {
-			clock.think();
+			conv.think();
 			sm.appendMessage(systemMsg(pick([{ content: "Keep answers short." }, { sections: { date: `day ${step}` } }, { add: ["grep"] }, { remove: ["bash"] }])));
 			ops.push("system");
 		} else if (r < 0.73) {
@@ -434,7 +339,7 @@ for (let s = 0; s < randomSessions; s++) {
 			}
 		} else if (r < 0.76) {
 			const p = pick(Object.keys(MODELS));
-			setModel(sm, p, pick(MODELS[p].models));
+			conv.setModel(sm, p, pick(MODELS[p].models));
 			ops.push("model_change");
 		} else if (r < 0.78) {
 			sm.appendThinkingLevelChange(pick(["off", "low", "high"]));
@@ -454,17 +359,17 @@ for (let s = 0; s < randomSessions; s++) {
 			if (users.length >= 2 && path.at(-1).type !== "compaction") {
 				const keepNothing = rand() < 0.3;
 				const keep = users[users.length - 1 - randInt(0, Math.min(2, users.length - 2))];
-				clock.think();
+				conv.think();
 				sm.appendCompaction(`Summary at step ${step}`, keepNothing ? undefined : keep.id, randInt(30_000, 150_000), undefined, false, rand() < 0.6 ? usage() : undefined);
 				ops.push(keepNothing ? "compaction(keep nothing)" : `compaction(keep ${keep.id})`);
 			}
 		} else if (path.some((e) => e.type === "message" && e.message.role === "assistant")) {
-			clock.think();
+			conv.think();
 			const at = pick(path.map((e) => e.id));
-			const newFile = SessionManager.open(sm.getSessionFile()).createBranchedSession(at);
+			const fork = forkWithPi(SessionManager, sm.getSessionFile(), at);
 			record(`${key}-before-fork`, sm, { ops: [...ops] });
-			sm = SessionManager.open(newFile);
-			turn(sm, {});
+			sm = fork.sm;
+			conv.turn(sm, {});
 			ops.length = 0;
 			ops.push(`(forked at ${at})`, "turn");
 		}
@@ -473,28 +378,16 @@ for (let s = 0; s < randomSessions; s++) {
 }
 
 // ---------------------------------------------------------------- mtimes, manifest
-function listJsonl(dir) {
-	const out = [];
-	if (!existsSync(dir)) return out;
-	for (const name of readdirSync(dir).sort()) {
-		const p = join(dir, name);
-		if (statSync(p).isDirectory()) out.push(...listJsonl(p));
-		else if (name.endsWith(".jsonl")) out.push(p);
-	}
-	return out;
-}
-globalThis.Date = RealDate;
+env.restore();
 const files = listJsonl(sessionsRoot);
 const types = {};
 for (const f of files) {
-	const lines = readFileSync(f, "utf8").split("\n").filter((l) => l.trim());
-	for (const l of lines) {
+	for (const l of readFileSync(f, "utf8").split("\n").filter((l) => l.trim())) {
 		const e = JSON.parse(l);
 		const k = e.type === "message" ? `message:${e.message?.role}` : e.type;
 		types[k] = (types[k] ?? 0) + 1;
 	}
-	const t = new RealDate(JSON.parse(lines.at(-1)).timestamp);
-	utimesSync(f, t, t);
+	touchToLastEntry(f);
 }
 manifest.files = files.length;
 manifest.types = types;

@@ -14,23 +14,24 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { cost, entry, header, jsonlText, line, message, text, usage as usageOf } from "../lib/sessions.mjs";
 
 let tick = 0;
 const ts = () => new Date(Date.UTC(2026, 5, 1, 0, 0, tick++)).toISOString();
-const H = () => ({ type: "session", version: 3, id: "sess-16", timestamp: "2026-06-01T00:00:00.000Z", cwd: "/home/demo/project" });
-const base = (type, id, parentId) => ({ type, id, parentId, timestamp: ts() });
-const usage = (n) => ({ input: 100 * n, output: 10 * n, cacheRead: n, cacheWrite: 2 * n, totalTokens: 113 * n, cost: { input: 0.001 * n, output: 0.0002 * n, cacheRead: 0, cacheWrite: 0.00001 * n, total: 0.00121 * n } });
-const U = (id, p, content) => ({ ...base("message", id, p), message: { role: "user", content, timestamp: 1 } });
-const A = (id, p, text, n = 1) => ({
-	...base("message", id, p),
-	message: { role: "assistant", content: [{ type: "text", text }], api: "anthropic-messages", provider: "anthropic", model: "claude-test", usage: usage(n), stopReason: "stop", timestamp: 2 },
-});
-const TR = (id, p, text) => ({ ...base("message", id, p), message: { role: "toolResult", toolCallId: "c1", toolName: "read", content: [{ type: "text", text }], isError: false, timestamp: 3 } });
-const SYS = (id, p, content, extra = {}) => ({ ...base("message", id, p), message: { role: "system", content, ...extra, timestamp: 4 } });
-const EDIT = (id, p, targetId, replacement) => ({ ...base("context_edit", id, p), targetId, replacement });
-const C = (id, p, firstKeptEntryId, extra = {}) => ({ ...base("compaction", id, p), summary: `summary ${id}`, firstKeptEntryId, tokensBefore: 1000, ...extra });
-const USAGE = (id, p, n, note) => ({ ...base("usage", id, p), kind: "cache_warm", provider: "anthropic", model: "claude-test", usage: usage(n), ...(note ? { note } : {}) });
-const sysMsg = (content) => ({ role: "system", content, toolsAdded: [{ name: "read", description: "Read", parameters: { type: "object" } }], timestamp: 5 });
+const H = () => header({ id: "sess-16", timestamp: "2026-06-01T00:00:00.000Z", cwd: "/home/demo/project" });
+const at = (id, parentId) => ({ id, parentId, timestamp: ts() });
+const base = (type, id, parentId) => line(type, at(id, parentId));
+const usage = (n) => usageOf({ input: 100 * n, output: 10 * n, cacheRead: n, cacheWrite: 2 * n, cost: cost({ input: 0.001 * n, output: 0.0002 * n, cacheWrite: 0.00001 * n, total: 0.00121 * n }) });
+const U = (id, p, content) => entry.message(at(id, p), message.user(content, 1));
+const A = (id, p, say, n = 1) =>
+	entry.message(at(id, p), message.assistant({ content: [text(say)], api: "anthropic-messages", provider: "anthropic", model: "claude-test", usage: usage(n), stopReason: "stop", timestamp: 2 }));
+const TR = (id, p, out) => entry.message(at(id, p), message.toolResult({ toolCallId: "c1", toolName: "read", content: [text(out)], timestamp: 3 }));
+const SYS = (id, p, content, extra = {}) => entry.message(at(id, p), message.system({ content, ...extra, timestamp: 4 }));
+const EDIT = (id, p, targetId, replacement) => entry.contextEdit(at(id, p), targetId, replacement);
+// the compaction's extra fields (systemMessage, usage) after tokensBefore, in the order given
+const C = (id, p, firstKeptEntryId, extra = {}) => line("compaction", at(id, p), { summary: `summary ${id}`, firstKeptEntryId, tokensBefore: 1000, ...extra });
+const USAGE = (id, p, n, note) => entry.usage(at(id, p), { kind: "cache_warm", provider: "anthropic", model: "claude-test", usage: usage(n), note });
+const sysMsg = (content) => message.system({ content, toolsAdded: [{ name: "read", description: "Read", parameters: { type: "object" } }], timestamp: 5 });
 
 export const VECTORS16 = [];
 const vec = (name, source, lines, opts = {}) => VECTORS16.push({ name, source, lines, ...opts });
@@ -179,12 +180,9 @@ tick = 1;
 vec("y13-bom-pi1-file", "a BOM before the header of a file with 1.x entries: pi 1.x refuses it", [`\ufeff${JSON.stringify(H())}`, U("1", null, "a"), A("2", "1", "b"), USAGE("3", "2", 1)]);
 
 tick = 1;
-vec("y14-empty-file", "an empty file: pi 1.x writes a fresh header into it (any other file without a header, it refuses)", [], { raw: "" });
+vec("y14-empty-file", "an empty file: pi 1.x writes a fresh header into it (any other file without a header, it refuses)", []);
 
-function fileText(v) {
-	if (v.raw !== undefined) return v.raw;
-	return `${v.lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n")}\n`;
-}
+const fileText = (v) => jsonlText(v.lines);
 
 export function writeVectors16(dir) {
 	mkdirSync(dir, { recursive: true });

@@ -7,10 +7,11 @@
 //   node tests/serve/bench.mjs --many ROOT --big FILE [--bin target/release/pi-session]
 // (bench/serve.sh makes the corpus and calls this.)
 
-import { linkSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { linkSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 
+import { cwdFolder, writeSmallSession } from "../lib/sessions.mjs";
 import { browser, q, serve } from "./lib.mjs";
 
 const arg = (k) => (process.argv.includes(k) ? process.argv[process.argv.indexOf(k) + 1] : null);
@@ -70,15 +71,8 @@ try {
 	} catch {
 		copyFileSync(big, bigHere);
 	}
-	mkdirSync(join(root, "--home-bench-small--"));
 	const now = new Date().toISOString();
-	writeFileSync(
-		join(root, "--home-bench-small--", `${now.replace(/[:.]/g, "-")}_0197ffff-0000-7000-8000-000000000001.jsonl`),
-		JSON.stringify({ type: "session", version: 3, id: "0197ffff-0000-7000-8000-000000000001", timestamp: now, cwd: "/home/bench/small" }) +
-			"\n" +
-			JSON.stringify({ type: "message", id: "5a11a001", parentId: null, timestamp: now, message: { role: "user", content: "a small session", timestamp: Date.now() } }) +
-			"\n",
-	);
+	writeSmallSession({ dir: join(root, cwdFolder("/home/bench/small")), cwd: "/home/bench/small", id: "0197ffff-0000-7000-8000-000000000001", created: now, entryId: "5a11a001", content: "a small session" });
 	const srv = await serve(root, [], { PI_SESSION_CACHE_DIR: cache });
 	const page = await b.ctx.newPage();
 	await page.goto(srv.url);

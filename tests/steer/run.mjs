@@ -10,7 +10,8 @@
 //     and thinking changes, branches, branch summaries, labels, compactions — kept ranges,
 //     extension compactions keeping nothing or from a non-message entry — and, where the pi has
 //     them, context edits, usage entries and system messages, so that compactions carry a
-//     systemMessage);
+//     systemMessage); pi's ids and clock are seeded too (tests/lib/pi.mjs), so a seed writes the
+//     same files every run;
 //   * plus every .jsonl under each --dir (e.g. the gen.mjs corpus), copied first.
 // Checks, for every file:
 //   * slim: at every node whose path has a compaction (or a sample of --nodes N, always with the
@@ -25,12 +26,13 @@
 //     paths is in the copy; the source is unchanged.
 // Exit 0 when every check passed, 1 otherwise, 2 on a setup error. The last lines are counts.
 
-import { execFileSync, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { isDeepStrictEqual } from "node:util";
+import { findPi, installDeterminism, loadPi, useAgentDir } from "../lib/pi.mjs";
+import { cost, listJsonl, message, mulberry32, text, toolCall, usage as usageOf } from "../lib/sessions.mjs";
 
 const argv = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -50,17 +52,15 @@ function setupError(msg) {
 	console.error(`steer: setup error: ${msg}`);
 	process.exit(2);
 }
-if (!piDir || !existsSync(join(piDir, "package.json"))) setupError(`no pi package at --pi ${piDir}`);
+if (!piDir || !findPi(piDir)) setupError(`no pi package at --pi ${piDir}`);
 if (!existsSync(bin)) setupError(`no pi-session binary at ${bin} (build it, or pass --bin)`);
 
 // pi must never see a real agent folder.
 const work = realpathSync(mkdtempSync(join(tmpdir(), "pi-session-steer-")));
-process.env.PI_CODING_AGENT_DIR = join(work, "agent");
-delete process.env.PI_CODING_AGENT_SESSION_DIR;
+useAgentDir(join(work, "agent"));
 const root = join(work, "sessions");
 mkdirSync(root, { recursive: true });
-const pkg = JSON.parse(readFileSync(join(piDir, "package.json"), "utf8"));
-const { SessionManager } = await import(pathToFileURL(join(piDir, "dist/index.js")).href);
+const { pkg, SessionManager } = await loadPi(piDir);
 console.log(`steer: ${pkg.name} ${pkg.version} on node ${process.version}; sessions in ${work}`);
 
 // ---------------------------------------------------------------- checks
@@ -99,22 +99,15 @@ function ours(...args) {
 }
 
 // ---------------------------------------------------------------- sessions written by this pi
-function mulberry32(a) {
-	return () => {
-		a = (a + 0x6d2b79f5) | 0;
-		let t = Math.imul(a ^ (a >>> 15), 1 | a);
-		t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
+// pi's ids and times come from the seed too (installDeterminism): the same seed writes the same files.
 function generate(seed, n, dir) {
 	const rand = mulberry32(seed * 7919 + 101);
 	const pick = (a) => a[Math.floor(rand() * a.length)];
-	let clock = Date.UTC(2026, 3, 1, 9, 0, 0) + seed * 3_600_000;
-	const tick = () => (clock += 1000 + Math.floor(rand() * 4000));
+	const env = installDeterminism({ random: mulberry32(seed * 104729 + 103), start: Date.UTC(2026, 3, 1, 9, 0, 0) + seed * 3_600_000 });
+	const tick = () => env.clock.advance(1000 + Math.floor(rand() * 4000));
 	const models = [["anthropic", "claude-sonnet-4-5"], ["openai", "gpt-5"], ["google", "gemini-2.5-pro"]];
 	let model = models[0];
-	const usage = () => ({ input: 1000 + Math.floor(rand() * 9000), output: 50 + Math.floor(rand() * 900), cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0.01, output: 0.02, cacheRead: 0, cacheWrite: 0, total: 0.03 } });
+	const usage = () => usageOf({ input: 1000 + Math.floor(rand() * 9000), output: 50 + Math.floor(rand() * 900), totalTokens: 0, cost: cost({ input: 0.01, output: 0.02, total: 0.03 }) });
 	const has16 = typeof SessionManager.prototype.appendContextEdit === "function";
 	for (let k = 0; k < n; k++) {
 		const sm = SessionManager.create(`/work/project-${seed}`, dir);
@@ -124,20 +117,13 @@ function generate(seed, n, dir) {
 			const path = sm.getBranch();
 			const ids = path.map((e) => e.id);
 			if (r < 0.45 || path.length < 4) {
-				sm.appendMessage({ role: "user", content: `seed ${seed} session ${k} step ${step}: ${pick(["fix the bug", "add a test", "explain this", "refactor"])}`, timestamp: tick() });
+				sm.appendMessage(message.user(`seed ${seed} session ${k} step ${step}: ${pick(["fix the bug", "add a test", "explain this", "refactor"])}`, tick()));
 				const file = pick(["src/a.ts", "src/b.ts", "README.md"]);
-				const tool = rand() < 0.6 ? { type: "toolCall", id: `call_${seed}_${k}_${step}`, name: pick(["edit", "write", "read", "bash"]), arguments: { path: file, command: "ls" } } : null;
-				sm.appendMessage({
-					role: "assistant",
-					content: [{ type: "text", text: `answer ${step}` }, ...(tool ? [tool] : [])],
-					api: "messages",
-					provider: model[0],
-					model: model[1],
-					usage: usage(),
-					stopReason: tool ? "toolUse" : "stop",
-					timestamp: tick(),
-				});
-				if (tool) sm.appendMessage({ role: "toolResult", toolCallId: tool.id, toolName: tool.name, content: [{ type: "text", text: `ok ${file}` }], isError: false, timestamp: tick() });
+				const tool = rand() < 0.6 ? toolCall(`call_${seed}_${k}_${step}`, pick(["edit", "write", "read", "bash"]), { path: file, command: "ls" }) : null;
+				sm.appendMessage(
+					message.assistant({ content: [text(`answer ${step}`), ...(tool ? [tool] : [])], api: "messages", provider: model[0], model: model[1], usage: usage(), stopReason: tool ? "toolUse" : "stop", timestamp: tick() }),
+				);
+				if (tool) sm.appendMessage(message.toolResult({ toolCallId: tool.id, toolName: tool.name, content: [text(`ok ${file}`)], timestamp: tick() }));
 			} else if (r < 0.52) {
 				model = pick(models);
 				sm.appendModelChange(model[0], model[1]);
@@ -165,22 +151,13 @@ function generate(seed, n, dir) {
 			} else if (has16 && r < 0.96) {
 				sm.appendUsage("compaction", model[0], model[1], usage());
 			} else if (has16) {
-				sm.appendMessage({ role: "system", content: `system prompt v${step}`, timestamp: tick() });
+				sm.appendMessage(message.system({ content: `system prompt v${step}`, timestamp: tick() }));
 			} else {
 				sm.appendSessionInfo(`session ${k} step ${step}`);
 			}
 		}
 	}
-}
-
-function listJsonl(dir) {
-	const out = [];
-	for (const name of readdirSync(dir)) {
-		const p = join(dir, name);
-		if (statSync(p).isDirectory()) out.push(...listJsonl(p));
-		else if (name.endsWith(".jsonl") && !name.startsWith(".")) out.push(p);
-	}
-	return out.sort();
+	env.restore();
 }
 
 const files = [];

@@ -9,6 +9,7 @@
 // Prints one JSON line at the end: {"appended": N, "ids": [...], "ms": elapsed}.
 
 import { appendFileSync, existsSync } from "node:fs";
+import { entry, message, text, usage } from "../lib/sessions.mjs";
 
 const [file, countArg, parentArg, seedArg, stopFile] = process.argv.slice(2);
 const count = Number(countArg);
@@ -44,8 +45,8 @@ function newId(i) {
 	}
 }
 
-const words = "the parser cache login test build config path window index retry token model context tree".split(" ");
-const text = (n) => Array.from({ length: n }, () => words[Math.floor(rand() * words.length)]).join(" ");
+const vocabulary = "the parser cache login test build config path window index retry token model context tree".split(" ");
+const words = (n) => Array.from({ length: n }, () => vocabulary[Math.floor(rand() * vocabulary.length)]).join(" ");
 
 const started = Date.now();
 let parent = parentArg;
@@ -54,21 +55,11 @@ for (let i = 0; i < count || (stopFile && !existsSync(stopFile)); i++) {
 	const now = Date.now();
 	// Mostly short lines; now and then one of 5–40 KB (several pages: a single large write).
 	const size = rand() < 0.08 ? 800 + Math.floor(rand() * 6000) : 3 + Math.floor(rand() * 40);
-	const message =
+	const msg =
 		i % 2 === 0
-			? { role: "user", content: text(size), timestamp: now }
-			: {
-					role: "assistant",
-					content: [{ type: "text", text: text(size) }],
-					api: "anthropic-messages",
-					provider: "anthropic",
-					model: "claude-sonnet-4-5",
-					usage: { input: 1000 + i, output: 50, cacheRead: 0, cacheWrite: 0, totalTokens: 1050 + i, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
-					stopReason: "stop",
-					timestamp: now,
-				};
-	const entry = { type: "message", id, parentId: parent, timestamp: new Date(now).toISOString(), message };
-	appendFileSync(file, `${JSON.stringify(entry)}\n`);
+			? message.user(words(size), now)
+			: message.assistant({ content: [text(words(size))], api: "anthropic-messages", provider: "anthropic", model: "claude-sonnet-4-5", usage: usage({ input: 1000 + i, output: 50 }), timestamp: now });
+	appendFileSync(file, `${JSON.stringify(entry.message({ id, parentId: parent, timestamp: new Date(now).toISOString() }, msg))}\n`);
 	ids.push(id);
 	parent = id;
 	const r = rand();

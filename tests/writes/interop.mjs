@@ -22,8 +22,10 @@ import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
+import { findPi, installDeterminism, loadPi, useAgentDir } from "../lib/pi.mjs";
+import { cost, message, mulberry32, text, toolCall, usage } from "../lib/sessions.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, "../..");
@@ -36,20 +38,17 @@ if (!existsSync(bin)) setupError(`no pi-session binary at ${bin} (build it, or s
 const work = realpathSync(mkdtempSync(join(tmpdir(), "pi-session-writes-interop-")));
 const root = join(work, "sessions");
 mkdirSync(root, { recursive: true });
-process.env.PI_CODING_AGENT_DIR = join(work, "agent");
-delete process.env.PI_CODING_AGENT_SESSION_DIR;
+useAgentDir(join(work, "agent"));
 
 const piDirArg = process.argv.indexOf("--pi-dir");
 const piHome = resolve(piDirArg > 0 ? process.argv[piDirArg + 1] ?? "" : join(here, "../pi-oracle"));
-const piDir = ["@earendil-works/pi-coding-agent", "@mariozechner/pi-coding-agent"]
-	.map((name) => join(piHome, "node_modules", name))
-	.find((d) => existsSync(join(d, "package.json")));
-if (!piDir) setupError(`pi is not installed in ${piHome}: run scripts/setup all`);
-const piVersion = JSON.parse(readFileSync(join(piDir, "package.json"), "utf8")).version;
+const found = findPi(piHome);
+if (!found) setupError(`pi is not installed in ${piHome}: run scripts/setup all`);
+const piVersion = found.version;
 // The package line: 0 = @mariozechner (0.73.1 and older), 1 = @earendil-works (what only 1.x writes).
-const piMajor = piDir.includes("@earendil-works") ? 1 : 0;
+const piMajor = found.line;
 if (piMajor >= 1 && Number(process.versions.node.split(".")[0]) < 22) setupError(`pi ${piVersion} needs Node >= 22.19 (this is ${process.versions.node})`);
-const { SessionManager } = await import(pathToFileURL(join(piDir, "dist/index.js")).href);
+const { SessionManager } = await loadPi(piHome);
 
 function setupError(msg) {
 	console.error(`interop: setup error: ${msg}`);
@@ -115,25 +114,16 @@ const short = (p) => p.slice(work.length + 1);
 const pathIds = (view) => view.branch.filter((e) => e.type !== "leaf").map((e) => e.id);
 
 // ---------------------------------------------------------------- pi writes sessions
-let clock = Date.UTC(2026, 2, 2, 10, 0, 0);
-const tick = () => (clock += 1000);
-const userMsg = (text) => ({ role: "user", content: text, timestamp: tick() });
-function assistantMsg(text, toolCall) {
-	const content = [{ type: "text", text }];
-	if (toolCall) content.push({ type: "toolCall", id: toolCall.id, name: toolCall.name, arguments: toolCall.args });
-	return {
-		role: "assistant",
-		content,
-		api: "anthropic-messages",
-		provider: "anthropic",
-		model: "claude-sonnet-4-5",
-		usage: { input: 1500, output: 120, cacheRead: 0, cacheWrite: 0, totalTokens: 1620, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
-		stopReason: toolCall ? "toolUse" : "stop",
-		timestamp: tick(),
-	};
+// pi's ids and clock are seeded (tests/lib/pi.mjs): every message a second after the one before.
+const env = installDeterminism({ random: mulberry32(piMajor + 1), start: Date.UTC(2026, 2, 2, 10, 0, 0) });
+const tick = () => env.clock.advance(1000);
+const userMsg = (say) => message.user(say, tick());
+function assistantMsg(say, call) {
+	const content = [text(say), ...(call ? [toolCall(call.id, call.name, call.args)] : [])];
+	return message.assistant({ content, api: "anthropic-messages", provider: "anthropic", model: "claude-sonnet-4-5", usage: usage({ input: 1500, output: 120 }), stopReason: call ? "toolUse" : "stop", timestamp: tick() });
 }
 
-const usage1x = () => ({ input: 900, output: 40, cacheRead: 100, cacheWrite: 0, totalTokens: 1040, cost: { input: 0.0027, output: 0.0006, cacheRead: 0.00003, cacheWrite: 0, total: 0.00333 } });
+const usage1x = () => usage({ input: 900, output: 40, cacheRead: 100, cost: cost({ input: 0.0027, output: 0.0006, cacheRead: 0.00003, total: 0.00333 }) });
 
 /** A session with every kind of entry, two in-file branches, a branch summary, a compaction and labels. */
 function piSession(cwd) {
@@ -143,11 +133,11 @@ function piSession(cwd) {
 	ids.thinking = sm.appendThinkingLevelChange("medium");
 	ids.u1 = sm.appendMessage(userMsg("The login form accepts an empty password, can you fix it?"));
 	ids.a1 = sm.appendMessage(assistantMsg("Let me read the form.", { id: "call_1", name: "read", args: { path: "src/login.ts" } }));
-	ids.t1 = sm.appendMessage({ role: "toolResult", toolCallId: "call_1", toolName: "read", content: [{ type: "text", text: "export function login() {}" }], isError: false, timestamp: tick() });
+	ids.t1 = sm.appendMessage(message.toolResult({ toolCallId: "call_1", toolName: "read", content: [text("export function login() {}")], timestamp: tick() }));
 	ids.a1b = sm.appendMessage(assistantMsg("Fixed: empty passwords are rejected now."));
 	if (piMajor >= 1) {
 		// What only pi 1.x writes: a system message, context edits, usage.
-		ids.sys = sm.appendMessage({ role: "system", content: "Be brief.", toolsAdded: [{ name: "read", description: "Read a file", parameters: { type: "object" } }], timestamp: tick() });
+		ids.sys = sm.appendMessage(message.system({ content: "Be brief.", toolsAdded: [{ name: "read", description: "Read a file", parameters: { type: "object" } }], timestamp: tick() }));
 		ids.ce1 = sm.appendContextEdit(ids.t1, { content: "[output removed]" });
 		ids.ce2 = sm.appendContextEdit(ids.a1, null);
 		ids.us = sm.appendUsage("cache_warm", "anthropic", "claude-sonnet-4-5", usage1x()).id; // returns the entry

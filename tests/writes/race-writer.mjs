@@ -14,6 +14,7 @@
 // Prints one JSON line at the end: {"appended": N, "ids": [...], "ms": elapsed}.
 
 import { appendFileSync, closeSync, existsSync, openSync, writeSync } from "node:fs";
+import { entry, message, text } from "../lib/sessions.mjs";
 
 const [file, parentArg, mode, intervalArg, stopFile, pauseArg] = process.argv.slice(2);
 const interval = Number(intervalArg);
@@ -55,8 +56,8 @@ for (let i = 0; !existsSync(stopFile); i++) {
 	// 8 hex as pi's ids are (a counter, so a run is easy to read).
 	const id = `c${(i + 1).toString(16).padStart(7, "0")}`;
 	const now = Date.now();
-	const message = i % 2 === 0 ? { role: "user", content: `writer line ${i}`, timestamp: now } : { role: "assistant", content: [{ type: "text", text: `reply ${i}` }], stopReason: "stop", timestamp: now };
-	write(`${JSON.stringify({ type: "message", id, parentId: parent, timestamp: new Date(now).toISOString(), message })}\n`);
+	const msg = i % 2 === 0 ? message.user(`writer line ${i}`, now) : message.assistant({ content: [text(`reply ${i}`)], timestamp: now });
+	write(`${JSON.stringify(entry.message({ id, parentId: parent, timestamp: new Date(now).toISOString() }, msg))}\n`);
 	ids.push(id);
 	parent = id;
 	sleepMs(interval);

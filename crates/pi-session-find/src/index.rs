@@ -32,7 +32,7 @@ mod segment;
 mod sql;
 mod verify;
 
-pub(crate) use build::describe;
+pub use crate::hits::{IndexHit, SessionHits};
 use build::{batches, delete_file, index_file, merge_segments, same_tail, write_file, FileRows, Plan, Postings, FLUSH_BYTES};
 use sql::connect;
 
@@ -73,33 +73,6 @@ pub struct SearchIndexProgress {
     pub estimated_bytes: u64,
     /// Seconds left at the speed so far, once there is a speed to go by.
     pub seconds_left: Option<f64>,
-}
-
-/// One hit.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-pub struct IndexHit {
-    pub id: String,
-    pub line: u32,
-    /// The message role, or the entry type for other entries.
-    pub role: String,
-    pub ts: Option<f64>,
-    pub snippet: String,
-    /// `[start, length]` of each highlighted match in `snippet`, in UTF-16 code units.
-    pub highlights: Vec<[u32; 2]>,
-}
-
-/// The hits of one session.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-pub struct SessionHits {
-    pub path: String,
-    pub session_id: Option<String>,
-    pub title: String,
-    pub cwd: Option<String>,
-    pub hits: Vec<IndexHit>,
 }
 
 #[derive(Debug, Clone, Serialize)]

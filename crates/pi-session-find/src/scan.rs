@@ -5,12 +5,12 @@
 
 use std::path::{Path, PathBuf};
 
-use pi_session::entry::Kind;
+use pi_session_format::entry::Kind;
 use pi_session::summary::SessionSummary;
 use pi_session::Session;
 use rayon::prelude::*;
 
-use crate::index::{IndexHit, SessionHits};
+use crate::hits::{describe, IndexHit, SessionHits};
 use crate::query::Query;
 use crate::snippet::snippet;
 use crate::text;
@@ -44,7 +44,7 @@ pub fn search_file(path: &Path, q: &Query, limit: usize) -> Option<SessionHits> 
             }
         }
         let line = &bytes[e.offset as usize..(e.offset + e.len as u64) as usize];
-        let d = crate::index::describe(e, line);
+        let d = describe(e, line);
         if q.role.as_ref().is_some_and(|r| *r != d.role) || q.tool.as_ref().is_some_and(|t| !d.tools.contains(t)) || q.model.as_ref().is_some_and(|m| d.model.is_empty() || !d.model.to_lowercase().contains(m.as_str())) {
             continue;
         }
@@ -57,7 +57,7 @@ pub fn search_file(path: &Path, q: &Query, limit: usize) -> Option<SessionHits> 
         let (snip, hl) = snippet(&d.text, &q.terms);
         hits.push(IndexHit { id: e.id_str().to_string(), line: e.line, role: d.role, ts: (!e.ts.is_nan()).then_some(e.ts), snippet: snip, highlights: hl });
     }
-    (!hits.is_empty()).then(|| SessionHits { path: pi_session::pathstr::encode(path), session_id: sum.id.clone(), title: pi_session::explorer::title_of(&sum), cwd: sum.cwd.clone(), hits })
+    (!hits.is_empty()).then(|| SessionHits { path: pi_session::pathstr::encode(path), session_id: sum.id.clone(), title: pi_session::text::title_of(&sum), cwd: sum.cwd.clone(), hits })
 }
 
 /// The hits of `paths` (read on all cores), files newest modified first: the groups, and

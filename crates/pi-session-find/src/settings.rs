@@ -36,16 +36,11 @@ pub fn load(data_dir: &Path) -> SearchSettings {
     std::fs::read(file(data_dir)).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default()
 }
 
-/// Writes the settings (temporary file, fsync, rename).
+/// Writes the settings (temporary file, fsync, rename, folder fsync).
 pub fn save(data_dir: &Path, s: SearchSettings) -> std::io::Result<()> {
-    use std::io::Write;
     std::fs::create_dir_all(data_dir)?;
-    let tmp = data_dir.join(format!(".search.json.tmp-{}", std::process::id()));
-    let mut f = std::fs::File::create(&tmp)?;
-    f.write_all(&serde_json::to_vec_pretty(&s).map_err(std::io::Error::other)?)?;
-    f.sync_all()?;
-    drop(f);
-    std::fs::rename(&tmp, file(data_dir))
+    let bytes = serde_json::to_vec_pretty(&s).map_err(std::io::Error::other)?;
+    pi_session::atomic::replace(&file(data_dir), &bytes)
 }
 
 #[cfg(test)]

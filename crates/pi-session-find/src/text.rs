@@ -1,5 +1,5 @@
 //! An entry's searchable text without building a JSON tree: the core's rule
-//! ([`pi_session::explorer::searchable_text_of`]) read with a streaming parser that keeps only
+//! ([`pi_session::text::searchable_text_of`]) read with a streaming parser that keeps only
 //! the fields the rule takes (and borrows the strings that need no unescaping). Any line this
 //! reader cannot take (a lone surrogate, a number out of range, a syntax error) goes to the
 //! core's function itself, so the text is the core's in every case;
@@ -10,7 +10,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use pi_session::entry::Kind;
+use pi_session_format::entry::Kind;
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
@@ -20,7 +20,7 @@ pub fn searchable(kind: &Kind, line: &str) -> String {
         Kind::Message | Kind::Compaction | Kind::BranchSummary | Kind::CustomMessage | Kind::SessionInfo | Kind::Label | Kind::ModelChange => {}
         _ => return String::new(),
     }
-    read(kind, line).map(|(t, _)| t).unwrap_or_else(|| pi_session::explorer::searchable_text_of(kind, line))
+    read(kind, line).map(|(t, _)| t).unwrap_or_else(|| pi_session::text::searchable_text_of(kind, line))
 }
 
 /// The searchable text and the names of the tools a message calls (its `toolCall` blocks'
@@ -449,7 +449,7 @@ impl<'de> Visitor<'de> for MessageVisitor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pi_session::explorer::searchable_text_of;
+    use pi_session::text::searchable_text_of;
 
     fn same(kind: &str, line: &str) {
         let k = Kind::parse(kind);
@@ -503,7 +503,7 @@ mod tests {
             let ix = pi_session::SessionIndex::from_bytes(&f.path, &bytes);
             for e in &ix.entries {
                 let line = String::from_utf8_lossy(&bytes[e.offset as usize..(e.offset + e.len as u64) as usize]);
-                assert_eq!(searchable(&e.kind, &line), pi_session::explorer::searchable_text(e, &line), "{line}");
+                assert_eq!(searchable(&e.kind, &line), pi_session::text::searchable_text(e, &line), "{line}");
                 n += 1;
             }
         }

@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Parser;
-use pi_session::entry::Kind;
-use pi_session::explorer::searchable_text;
+use pi_session::Kind;
+use pi_session::text::searchable_text;
 use pi_session::SessionIndex;
 use pi_session_find::Query;
 use rayon::prelude::*;

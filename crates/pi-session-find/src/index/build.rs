@@ -9,13 +9,14 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::path::{Path, PathBuf};
 
-use pi_session::entry::{Detail, Kind};
+use pi_session_format::entry::{Detail, Kind};
 use pi_session::pathstr::encode;
 use pi_session::summary::SessionSummary;
 use pi_session::{Session, SessionIndex};
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::segment;
+use crate::hits::describe;
 use crate::grams::{self, GramSet};
 use crate::text;
 use crate::Error;
@@ -51,7 +52,7 @@ pub(super) struct FileRows {
     pub path: PathBuf,
     /// `Some(file id)` for an append to an indexed file.
     pub append_to: Option<i64>,
-    pub stamp: pi_session::session::FileStamp,
+    pub stamp: pi_session_format::FileStamp,
     pub indexed_bytes: u64,
     pub indexed_lines: u64,
     pub tail_hash: i64,
@@ -144,51 +145,10 @@ fn rows_of(ix: &SessionIndex, bytes: &[u8], base: u64, line0: u32) -> (Vec<Row>,
     (rows, blocks)
 }
 
-/// What the index keeps of an entry, and its searchable text.
-pub(crate) struct Described {
-    /// The message role, or the entry type for other entries.
-    pub role: String,
-    /// The tools it calls or reports.
-    pub tools: Vec<String>,
-    /// `provider/model`, or empty.
-    pub model: String,
-    pub text: String,
-}
-
-pub(crate) fn describe(e: &pi_session::Entry, line: &[u8]) -> Described {
-    let line_text = String::from_utf8_lossy(line);
-    let assistant = matches!(e.role(), Some(pi_session::Role::Assistant));
-    let (text, calls) = match text::read_entry(&e.kind, &line_text) {
-        Some((t, calls)) => (t, if assistant { calls } else { Vec::new() }),
-        None => (text::searchable(&e.kind, &line_text), if assistant { tool_calls(line) } else { Vec::new() }),
-    };
-    let mut tools: Vec<String> = e.meta().and_then(|m| m.tool_name.as_deref().map(str::to_string)).into_iter().collect();
-    tools.extend(calls);
-    Described {
-        role: e.role().and_then(|r| r.as_str()).map(str::to_string).unwrap_or_else(|| e.kind.as_str().to_string()),
-        tools,
-        model: e.meta().map(|m| format!("{}/{}", m.provider.as_deref().unwrap_or(""), m.model.as_deref().unwrap_or(""))).filter(|m| m != "/").unwrap_or_default(),
-        text,
-    }
-}
-
-/// The names of the tools an assistant line calls, read from its JSON tree (for the lines the
-/// streaming reader leaves to the core).
-fn tool_calls(line: &[u8]) -> Vec<String> {
-    let v = pi_session::preview::line_value(&String::from_utf8_lossy(line));
-    v.pointer("/message/content")
-        .and_then(|c| c.as_array())
-        .into_iter()
-        .flatten()
-        .filter(|b| b.get("type").and_then(|t| t.as_str()) == Some("toolCall"))
-        .filter_map(|b| b.get("name").and_then(|n| n.as_str()).map(str::to_string))
-        .collect()
-}
-
 pub(super) fn index_file(path: &Path, plan: &Plan) -> Result<FileRows, Error> {
     let bytes = std::fs::read(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
     let meta = std::fs::metadata(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
-    let stamp = pi_session::session::FileStamp::of(&meta);
+    let stamp = pi_session_format::FileStamp::of(&meta);
     // Complete lines only.
     let end = bytes.iter().rposition(|&b| b == b'\n').map(|p| p + 1).unwrap_or(0);
     let hash = tail_hash(&bytes, end);
@@ -277,7 +237,7 @@ pub(super) fn write_file(c: &Connection, fr: FileRows) -> rusqlite::Result<(Vec<
                     s.and_then(|s| s.cwd.clone()),
                     s.and_then(|s| s.parent_session.clone()),
                     s.and_then(|s| s.name.clone()),
-                    s.map(pi_session::explorer::title_of),
+                    s.map(pi_session::text::title_of),
                     s.and_then(|s| s.modified),
                 ],
             )?;

@@ -111,7 +111,7 @@ impl<'a> Terms<'a> {
                 return None;
             }
         }
-        let t = text::searchable(&pi_session::entry::Kind::parse(kind), &String::from_utf8_lossy(raw));
+        let t = text::searchable(&pi_session_format::entry::Kind::parse(kind), &String::from_utf8_lossy(raw));
         let low = text::lowercase(&t);
         self.all.iter().all(|term| low.contains(term.as_str())).then_some(t)
     }
@@ -237,7 +237,7 @@ pub(super) fn find(c: &Connection, db: &std::path::Path, q: &Query, limit: usize
                 Some(f) => read_at(f, r.off, r.len as usize),
                 None => continue,
             };
-            let text = text::searchable(&pi_session::entry::Kind::parse(&r.kind), &String::from_utf8_lossy(&raw));
+            let text = text::searchable(&pi_session_format::entry::Kind::parse(&r.kind), &String::from_utf8_lossy(&raw));
             hits.push(Hit { file_id: r.file_id, id: r.id, line: r.line, role: r.role, ts: r.ts, text });
         }
         return Ok(hits);

@@ -96,7 +96,7 @@ pub(super) fn may_hold(term: &str, line: &Line<'_>) -> bool {
 mod tests {
     use super::*;
     use crate::text::{lowercase, searchable};
-    use pi_session::entry::Kind;
+    use pi_session_format::entry::Kind;
 
     /// Every substring of an entry's text that the prefilter may judge, taken from the text
     /// itself: the prefilter must never say no to it.

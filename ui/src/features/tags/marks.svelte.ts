@@ -1,13 +1,14 @@
 // Tags, pins and archive (issue 14): the app's marks on sessions, stored by the backend in the
 // app's data folder (SQLite), keyed by session id. This store only mirrors them for the views.
 
-import type { AppState } from "../../lib/state/app.svelte";
 import type { Marks } from "../../lib/bindings/Marks";
 import type { TagCount } from "../../lib/bindings/TagCount";
 import type { SessionRow } from "../../lib/bindings/SessionRow";
 import type { MarkFilter } from "../../lib/bindings/MarkFilter";
 import type { MarkSelection } from "../../lib/bindings/MarkSelection";
-import { ApiError } from "../../lib/backend";
+import { ApiError, type Backend } from "../../lib/backend";
+import type { Toasts } from "../../lib/state/toasts.svelte";
+import type { ChromeState } from "../../lib/state/chrome.svelte";
 
 export class MarksState {
   byId = $state.raw<Record<string, Marks>>({});
@@ -21,7 +22,10 @@ export class MarksState {
    *  left as it is until the user sets it aside. */
   damaged = $state<string | null>(null);
 
-  constructor(private app: AppState) {}
+  constructor(
+    private backend: Backend,
+    private toasts: Toasts,
+  ) {}
 
   /** Notes an error; a damaged database raises the banner instead of a toast. */
   private failed(e: unknown): string {
@@ -32,8 +36,8 @@ export class MarksState {
 
   async load() {
     try {
-      const [m, t] = await Promise.all([this.app.backend.sessionMarks(), this.app.backend.sessionTags()]);
-      this.byId = m;
+      const [m, t] = await Promise.all([this.backend.sessionMarks(), this.backend.sessionTags()]);
+      this.byId = m as Record<string, Marks>;
       this.tags = t;
       this.error = null;
       this.damaged = null;
@@ -45,13 +49,13 @@ export class MarksState {
   /** Sets the damaged database aside (renamed beside itself, never deleted) and starts anew. */
   async setAside() {
     try {
-      const a = await this.app.backend.setAsideOrganiser();
+      const a = await this.backend.setAsideOrganiser();
       this.damaged = null;
-      this.app.toasts.show("info", `The damaged file is kept as ${a.movedTo}. Tags, pins and archive marks start anew.`);
+      this.toasts.show("info", `The damaged file is kept as ${a.movedTo}. Tags, pins and archive marks start anew.`);
       await this.load();
       await this.reselect();
     } catch (e) {
-      this.app.toasts.show("error", this.failed(e));
+      this.toasts.show("error", this.failed(e));
     }
   }
 
@@ -74,7 +78,7 @@ export class MarksState {
   async reselect() {
     const n = ++this.asked;
     try {
-      const s = await this.app.backend.selectSessions(this.filter());
+      const s = await this.backend.selectSessions(this.filter());
       if (n === this.asked) this.selection = s;
     } catch (e) {
       this.error = this.failed(e);
@@ -99,31 +103,31 @@ export class MarksState {
       await this.load();
     } catch (e) {
       const message = this.failed(e);
-      if (!this.damaged) this.app.toasts.show("error", message);
+      if (!this.damaged) this.toasts.show("error", message);
     }
   }
   addTag(id: string, tag: string) {
-    return this.apply(this.app.backend.addSessionTag(id, tag));
+    return this.apply(this.backend.addSessionTag(id, tag));
   }
   removeTag(id: string, tag: string) {
-    return this.apply(this.app.backend.removeSessionTag(id, tag));
+    return this.apply(this.backend.removeSessionTag(id, tag));
   }
   setPinned(id: string, on: boolean) {
-    return this.apply(this.app.backend.setSessionPinned(id, on));
+    return this.apply(this.backend.setSessionPinned(id, on));
   }
   setArchived(id: string, on: boolean) {
-    return this.apply(this.app.backend.setSessionArchived(id, on));
+    return this.apply(this.backend.setSessionArchived(id, on));
   }
 }
 
-const stores = new WeakMap<AppState, MarksState>();
+const stores = new WeakMap<ChromeState, MarksState>();
 
-/** The marks store of this app (one per app state). */
-export function marksOf(app: AppState): MarksState {
-  let s = stores.get(app);
+/** The marks store of this app (one per app: its chrome holds the backend and the toasts). */
+export function marksOf(chrome: ChromeState): MarksState {
+  let s = stores.get(chrome);
   if (!s) {
-    s = new MarksState(app);
-    stores.set(app, s);
+    s = new MarksState(chrome.backend, chrome.toasts);
+    stores.set(chrome, s);
     void s.load();
   }
   return s;

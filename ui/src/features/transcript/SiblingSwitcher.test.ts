@@ -26,30 +26,30 @@ describe("sibling switcher", () => {
     const backend = new RecordedBackend("sibling-switcher");
     const app = new AppState(backend);
     await app.init();
-    const s = app.list!.sessions.find((x) => x.path.includes("2026-03-02T16-46-45-911Z"))!;
-    await app.openSession(s.path);
+    const s = app.session.list!.sessions.find((x) => x.path.includes("2026-03-02T16-46-45-911Z"))!;
+    await app.session.open(s.path);
     const page = await backend.transcriptPage(s.path, 0, 1000);
     const at = page.items.find((i) => i.siblings && i.siblings.count === 3)!;
     expect(at.siblings!.index).toBe(3);
     const to = at.siblings!.prevId!;
-    const leaf = await app.switchBranch(to);
+    const leaf = await app.writes.switchBranch(to);
     const after = await backend.transcriptPage(s.path, 0, 1000);
     expect(after.leafId).toBe(leaf);
     const same = after.items[at.index];
     expect(same.id).toBe(to);
     expect(same.siblings).toMatchObject({ index: 2, count: 3 });
     // The tree follows: the new leaf is on the active path in lane 0.
-    const meta = app.tree.meta!;
+    const meta = app.session.tree.meta!;
     expect(meta.leafId).toBe(leaf);
 
     // In read-only mode the view switches but nothing is written, with a note.
-    await app.setReadOnly(true);
+    await app.chrome.setReadOnly(true);
     const entries = async () => (await backend.listSessions()).sessions.find((x) => x.path === s.path)!.entryCount;
     const lines = await entries();
-    const viewLeaf = await app.switchBranch(at.id);
+    const viewLeaf = await app.writes.switchBranch(at.id);
     expect(await entries()).toBe(lines);
     expect(viewLeaf).toBeTruthy();
-    expect(app.viewLeaf).toBe(viewLeaf);
+    expect(app.session.viewLeaf).toBe(viewLeaf);
     // The view shows the other branch (the transcript at the view's leaf) ...
     const ro = await backend.transcriptPage(s.path, 0, 1000, viewLeaf);
     expect(ro.items[at.index].id).toBe(at.id);

@@ -13,8 +13,8 @@ const BRANCHY = LONG_WITH_FOLD;
 async function appOn(file: string) {
   const app = new AppState(new RecordedBackend("tree-keys"));
   await app.init();
-  const s = app.list!.sessions.find((x) => x.path.includes(file))!;
-  await app.openSession(s.path);
+  const s = app.session.list!.sessions.find((x) => x.path.includes(file))!;
+  await app.session.open(s.path);
   return app;
 }
 const key = (k: string, mods: Partial<KeyboardEvent> = {}) => treeAction({ key: k, ...mods });
@@ -47,77 +47,77 @@ describe("tree keyboard", () => {
 
   it("moves the selection by rows, pages, Home and End", async () => {
     const app = await appOn(LONG_WITH_FOLD);
-    const last = app.tree.total - 1;
-    expect(app.selectedRow).toBe(app.tree.meta!.leafRow);
+    const last = app.session.tree.total - 1;
+    expect(app.selection.row).toBe(app.session.tree.meta!.leafRow);
     await press(app, "Home");
-    expect(app.selectedRow).toBe(0);
+    expect(app.selection.row).toBe(0);
     await press(app, "ArrowDown");
     await press(app, "ArrowDown");
-    expect(app.selectedRow).toBe(2);
+    expect(app.selection.row).toBe(2);
     await press(app, "ArrowUp");
-    expect(app.selectedRow).toBe(1);
+    expect(app.selection.row).toBe(1);
     await press(app, "PageDown", 10);
-    expect(app.selectedRow).toBe(10);
+    expect(app.selection.row).toBe(10);
     await press(app, "ArrowLeft", 10);
-    expect(app.selectedRow).toBe(1);
+    expect(app.selection.row).toBe(1);
     await press(app, "End");
-    expect(app.selectedRow).toBe(last);
+    expect(app.selection.row).toBe(last);
     await press(app, "ArrowDown");
-    expect(app.selectedRow).toBe(last);
-    expect(app.selection?.id).toBe(app.tree.row(last)!.id);
+    expect(app.selection.row).toBe(last);
+    expect(app.selection.current?.id).toBe(app.session.tree.row(last)!.id);
   });
 
   it("opens a fold with Enter and closes it again with z", async () => {
     const app = await appOn(LONG_WITH_FOLD);
-    const before = app.tree.total;
-    const foldRow = await app.tree.findRow(-1, 1, (r) => r.type === "fold");
+    const before = app.session.tree.total;
+    const foldRow = await app.session.tree.findRow(-1, 1, (r) => r.type === "fold");
     expect(foldRow).not.toBeNull();
-    const fold = app.tree.row(foldRow!)!.fold!;
-    await app.selectRow(foldRow!);
-    expect(app.selection?.fold).toBe(true);
+    const fold = app.session.tree.row(foldRow!)!.fold!;
+    await app.selection.selectRow(foldRow!);
+    expect(app.selection.current?.fold).toBe(true);
     await press(app, "Enter");
-    expect(app.query!.expanded).toContain(fold.id);
-    expect(app.tree.total).toBe(before + fold.count - 1);
-    expect(app.tree.row(foldRow!)!.type).not.toBe("fold");
+    expect(app.session.query!.expanded).toContain(fold.id);
+    expect(app.session.tree.total).toBe(before + fold.count - 1);
+    expect(app.session.tree.row(foldRow!)!.type).not.toBe("fold");
     await press(app, "ArrowDown");
     await press(app, "z");
-    expect(app.query!.expanded).not.toContain(fold.id);
-    expect(app.tree.total).toBe(before);
-    expect(app.tree.row(app.selectedRow!)!.type).toBe("fold");
+    expect(app.session.query!.expanded).not.toContain(fold.id);
+    expect(app.session.tree.total).toBe(before);
+    expect(app.session.tree.row(app.selection.row!)!.type).toBe("fold");
     // Enter opens it again (a fold row stands for many entries); Space on an entry inside closes it.
     await press(app, "Enter");
     await press(app, "ArrowDown");
     await press(app, "ArrowDown");
-    expect(app.query!.expanded).toContain(fold.id);
+    expect(app.session.query!.expanded).toContain(fold.id);
     await press(app, " ");
-    expect(app.query!.expanded).not.toContain(fold.id);
+    expect(app.session.query!.expanded).not.toContain(fold.id);
   });
 
   it("collapses a branch point and jumps between branch points", async () => {
     const app = await appOn(BRANCHY);
     await press(app, "Home");
     await press(app, "]");
-    const bp = app.tree.row(app.selectedRow!)!;
+    const bp = app.session.tree.row(app.selection.row!)!;
     expect(bp.childCount).toBeGreaterThan(1);
-    const before = app.tree.total;
+    const before = app.session.tree.total;
     await press(app, " ");
-    expect(app.query!.collapsed).toContain(bp.id);
-    expect(app.tree.total).toBeLessThan(before);
-    expect(app.tree.row(app.selectedRow!)!.collapsed).toBeGreaterThan(0);
+    expect(app.session.query!.collapsed).toContain(bp.id);
+    expect(app.session.tree.total).toBeLessThan(before);
+    expect(app.session.tree.row(app.selection.row!)!.collapsed).toBeGreaterThan(0);
     await press(app, " ");
-    expect(app.query!.collapsed).not.toContain(bp.id);
-    expect(app.tree.total).toBe(before);
+    expect(app.session.query!.collapsed).not.toContain(bp.id);
+    expect(app.session.tree.total).toBe(before);
     await press(app, "End");
     await press(app, "[");
-    expect(app.tree.row(app.selectedRow!)!.childCount).toBeGreaterThan(1);
+    expect(app.session.tree.row(app.selection.row!)!.childCount).toBeGreaterThan(1);
   });
 
   it("cycles the filter with f", async () => {
     const app = await appOn(LONG_WITH_FOLD);
-    const seen: string[] = [app.query!.filter];
+    const seen: string[] = [app.session.query!.filter];
     for (let i = 0; i < 4; i++) {
       await press(app, "f");
-      seen.push(app.query!.filter);
+      seen.push(app.session.query!.filter);
     }
     expect(seen).toEqual(["default", "user-only", "labeled", "all", "default"]);
   });
@@ -128,11 +128,11 @@ describe("tree keyboard", () => {
     const view = getByTestId("tree-view");
     await waitFor(() => expect(container.querySelectorAll('[data-testid="tree-row"]').length).toBeGreaterThan(0));
     await fireEvent.keyDown(view, { key: "Home" });
-    await waitFor(() => expect(app.selectedRow).toBe(0));
+    await waitFor(() => expect(app.selection.row).toBe(0));
     await fireEvent.keyDown(view, { key: "ArrowDown" });
-    await waitFor(() => expect(app.selectedRow).toBe(1));
+    await waitFor(() => expect(app.selection.row).toBe(1));
     await waitFor(() => expect(container.querySelector('[data-row="1"]')?.getAttribute("aria-selected")).toBe("true"));
     await fireEvent.keyDown(view, { key: "f" });
-    await waitFor(() => expect(app.query!.filter).toBe("user-only"));
+    await waitFor(() => expect(app.session.query!.filter).toBe("user-only"));
   });
 });

@@ -103,49 +103,54 @@ export function isBranchPoint(r: TreeRow): boolean {
   return r.type !== "fold" && (r.childCount > 1 || r.collapsed !== null);
 }
 
-/** Runs an action against the app state. `page` = rows per screen. */
-export async function runTreeAction(app: AppState, a: TreeAction, page: number): Promise<void> {
-  const total = app.tree.total;
+/** The stores the tree's keys act on. */
+export type TreeStores = Pick<AppState, "chrome" | "session" | "selection" | "writes">;
+
+/** Runs an action against the app's stores. `page` = rows per screen. */
+export async function runTreeAction({ chrome, session, selection, writes }: TreeStores, a: TreeAction, page: number): Promise<void> {
+  const tree = session.tree;
+  const total = tree.total;
   if (total === 0) return;
-  const cur = app.selectedRow ?? app.tree.meta?.leafRow ?? null;
+  const cur = selection.row ?? tree.meta?.leafRow ?? null;
   const from = cur ?? -1;
   switch (a.t) {
     case "move":
-      await app.selectRow(cur === null ? (a.by > 0 ? 0 : total - 1) : from + a.by);
+      await selection.selectRow(cur === null ? (a.by > 0 ? 0 : total - 1) : from + a.by);
       return;
     case "page":
-      await app.selectRow(cur === null ? 0 : from + a.dir * Math.max(1, page - 1));
+      await selection.selectRow(cur === null ? 0 : from + a.dir * Math.max(1, page - 1));
       return;
     case "home":
-      await app.selectRow(0);
+      await selection.selectRow(0);
       return;
     case "end":
-      await app.selectRow(total - 1);
+      await selection.selectRow(total - 1);
       return;
     case "activate":
     case "fold": {
       if (cur === null) return;
-      const r = app.tree.row(cur);
+      const r = tree.row(cur);
       if (!r) return;
       if (r.type === "fold" && r.fold) {
-        await app.expandFold(r.fold.id);
-        await app.selectRow(cur, { reveal: true });
+        await session.expandFold(r.fold.id);
+        await selection.selectRow(cur, { reveal: true });
         return;
       }
       if (isBranchPoint(r)) {
-        await app.toggleCollapse(r.id);
+        await session.toggleCollapse(r.id);
         return;
       }
       {
-        // Inside an opened fold: close it again.
-        const expanded = app.query?.expanded ?? [];
+        // Inside an opened fold: close it again and select the fold row.
+        const expanded = session.query?.expanded ?? [];
         for (let i = cur; i >= 0; i--) {
-          const x = app.tree.row(i);
+          const x = tree.row(i);
           if (!x) break;
           if (x.lane !== r.lane) continue;
           const f = expanded.find((e) => foldIdIs(e, x.id));
           if (f) {
-            await app.refold(f);
+            const row = await session.refold(f);
+            if (row !== null) await selection.selectRow(row);
             return;
           }
           if (!x.up) break;
@@ -155,44 +160,44 @@ export async function runTreeAction(app: AppState, a: TreeAction, page: number):
     }
     case "branch": {
       // The previous / next branch point; past the last one, the start / end of the tree.
-      const next = await app.tree.findRow(from, a.dir, isBranchPoint);
-      await app.selectRow(next ?? (a.dir < 0 ? 0 : total - 1));
+      const next = await tree.findRow(from, a.dir, isBranchPoint);
+      await selection.selectRow(next ?? (a.dir < 0 ? 0 : total - 1));
       return;
     }
     case "filter":
-      await app.cycleFilter();
+      await session.cycleFilter();
       return;
     case "find":
-      app.focusFind++;
+      void chrome.focusFind.emit();
       return;
     case "help":
-      app.helpOpen = true;
+      chrome.helpOpen = true;
       return;
     case "navigate":
     case "label":
     case "fork": {
       if (cur === null) return;
-      const r = app.tree.row(cur);
+      const r = tree.row(cur);
       if (!r) return;
       if (r.type === "fold" && r.fold) {
         // A fold row stands for many entries: Enter opens it, as before.
         if (a.t === "navigate") {
-          await app.expandFold(r.fold.id);
-          await app.selectRow(cur, { reveal: true });
+          await session.expandFold(r.fold.id);
+          await selection.selectRow(cur, { reveal: true });
         }
         return;
       }
-      const path = app.sessionOf(r);
-      const block = app.writeBlock(path);
+      const path = selection.sessionOf(r);
+      const block = writes.writeBlock(path);
       if (block) {
-        app.toasts.show("info", block);
+        chrome.toasts.show("info", block);
         return;
       }
       if (a.t === "navigate") {
-        if (r.isLeaf) app.toasts.show("info", "Already the leaf");
-        else await app.navigateHere(path, r.id);
-      } else if (a.t === "label") app.labelRequest++;
-      else await app.fork(path, r.id, "at");
+        if (r.isLeaf) chrome.toasts.show("info", "Already the leaf");
+        else await writes.navigateHere(path, r.id);
+      } else if (a.t === "label") void chrome.editLabel.emit();
+      else await writes.fork(path, r.id, "at");
       return;
     }
   }

@@ -16,18 +16,18 @@ describe("the session named at start", () => {
   it("opens that session with that entry selected, not the most recent", async () => {
     const probe = new AppState(new RecordedBackend("start"));
     await probe.init();
-    const s = probe.list!.sessions.find((x) => x.path.includes(OLDER))!;
-    expect(probe.openPath).not.toBe(s.path);
-    await probe.openSession(s.path);
-    expect(probe.selectedRow).toBe(probe.tree.meta!.leafRow);
-    const first = probe.tree.row(0)!;
-    expect(first.id).not.toBe(probe.selection!.id);
+    const s = probe.session.list!.sessions.find((x) => x.path.includes(OLDER))!;
+    expect(probe.session.openPath).not.toBe(s.path);
+    await probe.session.open(s.path);
+    expect(probe.selection.row).toBe(probe.session.tree.meta!.leafRow);
+    const first = probe.session.tree.row(0)!;
+    expect(first.id).not.toBe(probe.selection.current!.id);
 
     const backend = new RecordedBackend("start");
     const app = new AppState(backend);
     await app.init({ info: backend.appInfo(), list: backend.listSessions(FIRST_SCREEN), start: { session: s.path, entry: first.id } });
-    expect(app.openPath).toBe(s.path);
-    expect(app.selection?.id).toBe(first.id);
-    expect(app.selectedRow).toBe(0);
+    expect(app.session.openPath).toBe(s.path);
+    expect(app.selection.current?.id).toBe(first.id);
+    expect(app.selection.row).toBe(0);
   });
 });
