@@ -20,6 +20,7 @@ pub mod explorer;
 pub mod find;
 pub mod layout;
 mod marks;
+mod pilink;
 pub mod recent;
 pub mod service;
 pub mod watch;
