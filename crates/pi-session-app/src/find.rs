@@ -218,7 +218,8 @@ impl FindState {
         s.files_indexed = all.files_indexed;
         s.bytes_on_disk = all.bytes_on_disk;
         s.damaged = all.damaged;
-        s.paused = all.paused;
+        // Stopped by the off switch is not paused: nothing is left to show.
+        s.paused = all.paused && self.enabled();
         progress(SearchIndexProgress { done: if s.paused { s.progress.done } else { s.progress.total }, seconds_left: None, ..s.progress });
     }
 
