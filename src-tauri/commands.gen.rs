@@ -30,6 +30,8 @@ const COMMANDS: &[&str] = &[
     "recent_roots",
     "open_root",
     "search_index_status",
+    "set_search_index_paused",
+    "set_search_index_enabled",
     "search_indexed",
     "search_hits_in_session",
     "dashboard",

@@ -287,6 +287,40 @@ fn a_damaged_search_index_is_set_aside_rebuilt_and_shown_in_the_status() {
     assert_eq!(status["filesIndexed"], 1);
 }
 
+/// Paused from the window, the index takes in nothing; a search then reads the files it does
+/// not hold (an appended line is found, and the answer says a file was read), and resumed, the
+/// index catches up.
+#[test]
+fn a_paused_search_index_still_answers_by_reading_the_files_it_lacks() {
+    common::private_cache();
+    let (dir, file) = fixture_root();
+    let app = app(dir.path());
+    let r = invoke(&app, "search_indexed", json!({"query": "question", "limit": 50})).unwrap();
+    assert_eq!(r["scannedFiles"], 0, "{r}");
+    let status = invoke(&app, "set_search_index_paused", json!({"paused": true})).unwrap();
+    assert_eq!(status["paused"], true, "{status}");
+    let mut f = std::fs::OpenOptions::new().append(true).open(&file).unwrap();
+    use std::io::Write;
+    writeln!(f, "{}", json!({"type":"message","id":"q9","parentId":"u2","timestamp":"2026-03-03T10:00:00.000Z","message":{"role":"user","content":"a question while paused"}})).unwrap();
+    drop(f);
+    let r = invoke(&app, "search_indexed", json!({"query": "question", "limit": 50})).unwrap();
+    let ids: Vec<&str> = r["sessions"].as_array().unwrap().iter().flat_map(|s| s["hits"].as_array().unwrap().iter().map(|h| h["id"].as_str().unwrap())).collect();
+    assert!(ids.contains(&"q9") && ids.contains(&"u1"), "{r}");
+    assert_eq!(r["scannedFiles"], 1, "the grown file is read: {r}");
+    let status = invoke(&app, "set_search_index_paused", json!({"paused": false})).unwrap();
+    assert_eq!(status["paused"], false);
+    // Resuming starts the build in the background: wait for it to end.
+    for _ in 0..500 {
+        if invoke(&app, "search_index_status", json!({})).unwrap()["building"] == false {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let r = invoke(&app, "search_indexed", json!({"query": "question", "limit": 50})).unwrap();
+    assert_eq!(r["scannedFiles"], 0, "{r}");
+    assert_eq!(r["totalHits"], 3, "{r}");
+}
+
 #[test]
 fn a_damaged_organiser_answers_its_code_until_set_aside_through_ipc() {
     let (dir, _) = fixture_root();

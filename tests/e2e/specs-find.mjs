@@ -73,6 +73,30 @@ export const findSpecs = [
 		},
 	},
 	{
+		name: "indexed search off: the switch turns the index off, a search reads the files and says so, and on again answers from the index",
+		async run({ h, fx }) {
+			const d = await h.open(["--sessions-dir", fx.root]);
+			const input = await d.find("[data-testid=search-input]");
+			await input.click();
+			await input.type("whitespace");
+			await until(async () => (await d.findAll("[data-testid=search-hit]")).length > 0, "hits from the index");
+			const indexed = await d.exec("return document.querySelectorAll('[data-testid=search-hit]').length");
+			await d.waitForText("[data-testid=search-summary]", "files indexed", { what: "an answer from the index" });
+			await (await d.find("[data-testid=search-index-toggle]")).click();
+			// The answer asked again, read from the files (a count of them, not the stale answer's 0).
+			await until(() => d.exec("const e = document.querySelector('[data-testid=search-scanned]'); return e && /no index: [1-9]\\d* files read/.test(e.textContent) ? e.textContent : null"), "the answer read from the files", 5000);
+			assert.equal(await d.exec("return document.querySelectorAll('[data-testid=search-hit]').length"), indexed, "the same hits without the index");
+			await d.waitForText("[data-testid=search-index-toggle]", "Turn the index on");
+			await h.shot("search-index-off");
+			const settings = JSON.parse(readFileSync(join(h.dataDir, "search.json"), "utf8"));
+			assert.equal(settings.index, false, "the choice is kept in the data folder");
+			await (await d.find("[data-testid=search-index-toggle]")).click();
+			await d.waitForText("[data-testid=search-index-toggle]", "Turn the index off");
+			await d.waitForText("[data-testid=search-summary]", "files indexed", { what: "an answer from the index again" });
+			assert.equal(await d.exec("return document.querySelectorAll('[data-testid=search-hit]').length"), indexed);
+		},
+	},
+	{
 		name: "dashboard: a click on a bar lists the sessions behind it and opens one; both themes",
 		async run({ h, fx }) {
 			const d = await h.open(["--sessions-dir", fx.root]);

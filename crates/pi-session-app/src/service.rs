@@ -9,10 +9,10 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use pi_session::Error;
-use pi_session_find::SearchIndexProgress;
+use pi_session_find::{SearchIndexProgress, SearchIndexStatus};
 use serde::Serialize;
 
-use crate::api::{AppInfo, IndexProgress, RootChanged};
+use crate::api::{ApiError, AppInfo, IndexProgress, RootChanged};
 use crate::explorer::Explorer;
 use crate::find::FindState;
 use crate::watch::RootWatch;
@@ -71,7 +71,7 @@ impl App {
     /// The window's app, its data in `data_dir` (remembered roots, recent roots, the organiser's
     /// database, exports when no other folder is set).
     pub fn window(explorer: Arc<Explorer>, data_dir: PathBuf) -> Arc<App> {
-        let find = FindState::with_organiser(data_dir.join("organise.sqlite"));
+        let find = FindState::window(&data_dir);
         Arc::new(App { host: Host::Window, explorer: RwLock::new(explorer), watchers: Mutex::new(Vec::new()), find, data_dir: Some(data_dir), events: RwLock::new(None) })
     }
 
@@ -179,9 +179,33 @@ impl App {
         }
         self.watch_roots(&explorer);
         if self.host == Host::Window {
-            let app = self.clone();
-            let _ = std::thread::Builder::new().name("index-roots".into()).spawn(move || app.build_indexes(&explorer));
+            self.build_indexes_in_background();
         }
+    }
+
+    /// Builds (or brings up to date) the search indexes of the roots on a thread of its own.
+    fn build_indexes_in_background(self: &Arc<Self>) {
+        let app = self.clone();
+        let explorer = self.explorer();
+        let _ = std::thread::Builder::new().name("index-roots".into()).spawn(move || app.build_indexes(&explorer));
+    }
+
+    /// Pauses the search indexes' build or resumes it (then it goes on in the background).
+    pub(crate) fn set_search_index_paused(self: &Arc<Self>, paused: bool) -> Result<SearchIndexStatus, ApiError> {
+        let ex = self.explorer();
+        if self.find.set_paused(&ex, paused)? {
+            self.build_indexes_in_background();
+        }
+        self.find.status(&ex)
+    }
+
+    /// Turns the search index on (it builds, incrementally, in the background) or off.
+    pub(crate) fn set_search_index_enabled(self: &Arc<Self>, enabled: bool) -> Result<SearchIndexStatus, ApiError> {
+        let ex = self.explorer();
+        if self.find.set_enabled(&ex, enabled)? {
+            self.build_indexes_in_background();
+        }
+        self.find.status(&ex)
     }
 
     /// Opens another sessions root in place of the open ones (the window's folder picker),

@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Instant, SystemTime};
 
-mod child;
+pub mod child;
 mod floor;
 mod in_process;
 mod pi_steps;

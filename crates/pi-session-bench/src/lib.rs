@@ -3,6 +3,7 @@
 
 #[cfg(unix)]
 pub mod bench;
+pub mod brute;
 pub mod corpus;
 pub mod lines;
 pub mod rng;

@@ -178,6 +178,9 @@ enum Cmd {
         /// Most hits to return
         #[arg(long, default_value_t = 200)]
         limit: usize,
+        /// Build and use no index: read every file (as `PI_SESSION_SEARCH_INDEX=off` does)
+        #[arg(long)]
+        no_index: bool,
         #[arg(long)]
         json: bool,
     },
@@ -560,36 +563,59 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
                 }
             }
         }
-        Cmd::Search { query, root, limit, json } => {
+        Cmd::Search { query, root, limit, no_index, json } => {
             // One index per root whatever the working folder: absolute paths in it.
             let roots: Vec<PathBuf> = root.roots().specs().iter().map(|s| std::fs::canonicalize(&s.path).unwrap_or_else(|_| s.path.clone())).collect();
-            let ixs = pi_session_find::RootIndexes::new().of(&roots).map_err(find_err)?;
-            let mut st = pi_session_find::UpdateStats::default();
-            for ix in &ixs {
-                let s = ix
-                    .update(|p| {
-                        if p.total > 200 && (p.done % 640 == 0 || p.done == p.total) {
-                            eprintln!("indexing {}: {}/{} files", ix.root().display(), p.done, p.total);
-                        }
-                    })
-                    .map_err(find_err)?;
-                st.added += s.added;
-                st.appended += s.appended;
-                st.reindexed += s.reindexed;
-                st.removed += s.removed;
-            }
             // Several roots: a synced copy that the list shows once is searched once.
-            let hidden: std::collections::HashSet<PathBuf> = if ixs.len() > 1 {
+            let hidden: std::collections::HashSet<PathBuf> = if roots.len() > 1 {
                 let canon = Roots::new(root.roots().specs().iter().zip(&roots).map(|(s, p)| RootSpec { path: p.clone(), ..s.clone() }).collect());
                 list_roots(&canon).0.alias.into_keys().collect()
             } else {
                 Default::default()
             };
-            let r = pi_session_find::roots::search_all(&ixs, &hidden, &query, limit).map_err(find_err)?;
-            // An index found damaged was set aside and built again: the answer stands, but say so.
-            for d in ixs.iter().filter_map(|ix| ix.damage()) {
-                eprintln!("pi-session: the search index {} was damaged ({}); it is kept as {} and the index was built again", d.path, d.reason, d.moved_to);
-            }
+            let mut st = pi_session_find::UpdateStats::default();
+            let r = if no_index || !pi_session_find::settings::enabled_by_env() {
+                pi_session_find::roots::scan_all(&roots, &hidden, &query, limit).map_err(find_err)?
+            } else {
+                let ixs = pi_session_find::RootIndexes::new().of(&roots).map_err(find_err)?;
+                for ix in &ixs {
+                    let first = ix.file_count().map_err(find_err)? == 0;
+                    let s = ix
+                        .update(|p| {
+                            // A first build of a big root says what it will cost, then how far it is.
+                            if first && p.bytes_total > 256 << 20 && p.bytes_done == 0 {
+                                eprintln!(
+                                    "indexing {}: {} files, {:.0} MB of sessions; the index will take about {:.0} MB (Ctrl-C stops; what is done is kept; --no-index searches without it)",
+                                    ix.root().display(),
+                                    p.total,
+                                    p.bytes_total as f64 / 1e6,
+                                    p.estimated_bytes as f64 / 1e6
+                                );
+                            } else if p.bytes_total > 256 << 20 && (p.done % 640 == 0 || p.done == p.total) {
+                                eprintln!(
+                                    "indexing {}: {}/{} files, {:.0}/{:.0} MB{}",
+                                    ix.root().display(),
+                                    p.done,
+                                    p.total,
+                                    p.bytes_done as f64 / 1e6,
+                                    p.bytes_total as f64 / 1e6,
+                                    p.seconds_left.map(|s| format!(", about {s:.0} s left")).unwrap_or_default()
+                                );
+                            }
+                        })
+                        .map_err(find_err)?;
+                    st.added += s.added;
+                    st.appended += s.appended;
+                    st.reindexed += s.reindexed;
+                    st.removed += s.removed;
+                }
+                let r = pi_session_find::roots::search_all(&ixs, &hidden, &query, limit).map_err(find_err)?;
+                // An index found damaged was set aside and built again: the answer stands, but say so.
+                for d in ixs.iter().filter_map(|ix| ix.damage()) {
+                    eprintln!("pi-session: the search index {} was damaged ({}); it is kept as {} and the index was built again", d.path, d.reason, d.moved_to);
+                }
+                r
+            };
             if json {
                 print_json(&r)?;
             } else {
@@ -602,7 +628,8 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
                         println!("  {:>6}  {:<12} {}", h.line, h.role, h.snippet);
                     }
                 }
-                println!("{} hits in {} sessions{} ({} files indexed)", r.total_hits, r.sessions.len(), if r.truncated { " (more not shown)" } else { "" }, r.files_indexed);
+                let scanned = if r.scanned_files > 0 { format!(", {} read without the index", r.scanned_files) } else { String::new() };
+                println!("{} hits in {} sessions{} ({} files indexed{scanned})", r.total_hits, r.sessions.len(), if r.truncated { " (more not shown)" } else { "" }, r.files_indexed);
             }
         }
         Cmd::Dashboard { root, bucket, top, by_family, json } => {

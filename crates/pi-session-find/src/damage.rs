@@ -1,7 +1,8 @@
 //! A database file of this crate that SQLite finds damaged (`SQLITE_CORRUPT`, `SQLITE_NOTADB`)
 //! is never deleted: it is renamed beside itself, `<file>.damaged-<timestamp>`, with its
 //! write-ahead log and shared-memory files (`…-wal`, `…-shm`, renamed the same way so the
-//! three still open together). The search index, a cache, is then rebuilt at once; the
+//! three still open together) and, for the search index, its folder of posting files
+//! (`…-postings`). The search index, a cache, is then rebuilt at once; the
 //! organiser's file (the user's tags) is set aside only when the user asks.
 
 use std::path::{Path, PathBuf};
@@ -56,14 +57,14 @@ pub fn set_aside(db: &Path, reason: &str) -> std::io::Result<SetAside> {
     let stamp = now.format("%Y-%m-%dT%H-%M-%S-%3fZ").to_string();
     let name = db.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let beside = |suffix: &str| db.with_file_name(format!("{name}{suffix}"));
-    let taken = |p: &Path| ["", "-wal", "-shm"].iter().any(|x| beside_of(p, x).symlink_metadata().is_ok());
+    let taken = |p: &Path| ["", "-wal", "-shm", "-postings"].iter().any(|x| beside_of(p, x).symlink_metadata().is_ok());
     let mut to = beside(&format!(".damaged-{stamp}"));
     let mut k = 2;
     while taken(&to) {
         to = beside(&format!(".damaged-{stamp}-{k}"));
         k += 1;
     }
-    for x in ["-wal", "-shm"] {
+    for x in ["-wal", "-shm", "-postings"] {
         let from = beside_of(db, x);
         if from.symlink_metadata().is_ok() {
             std::fs::rename(&from, beside_of(&to, x))?;

@@ -1,58 +1,45 @@
-//! The search index: one SQLite database per sessions root, in the cache folder.
-//!
-//! Tables: `files` (one row per session file: stamp, how many bytes and lines are indexed, a
-//! hash of the indexed tail, header fields, name, title), `entries` (one row per entry line:
-//! id, line, role, tools, model, timestamp), `fts` (FTS5, trigram tokenizer, rowid = the entry
-//! row: its searchable text) and `labels` (the labels in effect).
+//! The search index: one SQLite database per sessions root, in the cache folder, holding no
+//! text: per entry its place in the session file and the fields the filters ask for, and per
+//! block of entries (about 4 kB of text) the posting lists of their n-grams, word pairs and
+//! tools ([`crate::grams`]). A query takes the blocks holding all of its keys and checks their
+//! entries against the session files themselves (see `lookup.rs`, `verify.rs`); the tables
+//! are described in `sql.rs`.
 //!
 //! An update compares each file under the root with its row: unchanged files cost a `stat`; a
 //! file that grew past its indexed bytes with the same indexed tail gets only its new complete
 //! lines parsed and inserted; anything else (shrunk, replaced) is indexed again; a file that
-//! is gone leaves the index. A last line without its newline waits for it.
+//! is gone leaves the index. A last line without its newline waits for it. A build can be
+//! paused between batches ([`SearchIndex::set_paused`]); what it committed stays.
+//!
+//! Files the index does not hold as they are now (not indexed yet, changed since) are searched
+//! by reading them ([`crate::scan`]), so an answer is whole while the index builds, and says
+//! how many files it read so ([`SearchResults::scanned_files`]).
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
+use std::time::Instant;
 
-use pi_session_format::entry::{Detail, Kind};
-use pi_session::text::searchable_text;
 use pi_session::pathstr::encode;
-use pi_session::summary::SessionSummary;
-use pi_session::{Session, SessionIndex};
 use rayon::prelude::*;
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::Connection;
 use serde::Serialize;
 
+mod build;
+mod lookup;
+mod segment;
 mod sql;
+mod verify;
 
-use sql::{build_sql_in, short_terms};
+pub use crate::hits::{IndexHit, SessionHits};
+use build::{batches, delete_file, index_file, merge_segments, same_tail, write_file, FileRows, Plan, Postings, FLUSH_BYTES};
+use sql::connect;
 
 use crate::damage::SetAside;
 use crate::query::Query;
 pub use crate::snippet::snippet;
 use crate::{DbResult, Error};
-
-const SCHEMA_VERSION: i64 = 2;
-
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE IF NOT EXISTS files(
-  id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, size INTEGER, mtime_ns INTEGER, ino INTEGER,
-  indexed_bytes INTEGER, indexed_lines INTEGER, tail_hash INTEGER,
-  session_id TEXT, cwd TEXT, parent_session TEXT, name TEXT, title TEXT, modified REAL);
-CREATE TABLE IF NOT EXISTS entries(
-  id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, entry_id TEXT, line INTEGER, role TEXT,
-  tools TEXT, model TEXT, ts REAL);
-CREATE INDEX IF NOT EXISTS entries_file ON entries(file_id, entry_id);
-CREATE TABLE IF NOT EXISTS labels(file_id INTEGER, entry_id TEXT, text TEXT, PRIMARY KEY(file_id, entry_id));
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, tokenize = 'trigram');
-CREATE VIRTUAL TABLE IF NOT EXISTS fts_vocab USING fts5vocab(fts, 'row');
-";
-
-/// Appended to every indexed text: the last characters of a text then start a trigram too, so
-/// a term of one or two characters is found through the trigrams it starts (see
-/// [`sql::short_terms`]).
-const PAD: &str = "  ";
 
 /// What an update did.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
@@ -66,42 +53,26 @@ pub struct UpdateStats {
     pub removed: usize,
     pub unchanged: usize,
     pub entries_added: usize,
+    /// The update stopped early because the index is paused; files are left to do.
+    pub paused: bool,
 }
 
-/// Progress of a build: files looked at / files to look at.
-#[derive(Debug, Clone, Copy, Default, Serialize)]
+/// Progress of a build: files and session bytes looked at / to look at, and what is left.
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct SearchIndexProgress {
     pub done: usize,
     pub total: usize,
-}
-
-/// One hit.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-pub struct IndexHit {
-    pub id: String,
-    pub line: u32,
-    /// The message role, or the entry type for other entries.
-    pub role: String,
-    pub ts: Option<f64>,
-    pub snippet: String,
-    /// `[start, length]` of each highlighted match in `snippet`, in UTF-16 code units.
-    pub highlights: Vec<[u32; 2]>,
-}
-
-/// The hits of one session.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-pub struct SessionHits {
-    pub path: String,
-    pub session_id: Option<String>,
-    pub title: String,
-    pub cwd: Option<String>,
-    pub hits: Vec<IndexHit>,
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub bytes_done: u64,
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub bytes_total: u64,
+    /// The index's size on disk when this build is done (estimated from what it wrote so far).
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub estimated_bytes: u64,
+    /// Seconds left at the speed so far, once there is a speed to go by.
+    pub seconds_left: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -114,6 +85,9 @@ pub struct SearchResults {
     /// More hits matched than `limit`.
     pub truncated: bool,
     pub files_indexed: usize,
+    /// Files searched by reading them, not through the index: not indexed yet (a build under
+    /// way or paused), changed since, or every file when the index is turned off.
+    pub scanned_files: usize,
 }
 
 /// What the app shows about the index.
@@ -122,42 +96,44 @@ pub struct SearchResults {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct SearchIndexStatus {
     pub building: bool,
+    /// A build was paused and waits to be resumed.
+    pub paused: bool,
+    /// The index is turned off: searches read the files.
+    pub off: bool,
     pub progress: SearchIndexProgress,
     pub files_indexed: usize,
     pub bytes_on_disk: u64,
     /// The last update's error, if it failed.
     pub error: Option<String>,
-    /// The index was found damaged (SQLite: malformed, not a database, or cut short): the
-    /// damaged file was set aside (kept, renamed) and the index built again.
+    /// The index was found damaged (SQLite: malformed, not a database, or cut short; a posting
+    /// list that does not decode): the damaged file was set aside (kept, renamed) and the
+    /// index built again.
     pub damaged: Option<SetAside>,
+}
+
+/// The files the index does not hold as they are now, as of some moment.
+struct Pending {
+    at: Instant,
+    /// As listed (encoded) and as a path.
+    files: Vec<(String, PathBuf)>,
 }
 
 pub struct SearchIndex {
     root: PathBuf,
     db: PathBuf,
+    /// The connection that writes (updates, merges, setting aside).
     conn: Mutex<Connection>,
+    /// The connection queries read with: they see the last committed batch while a build runs.
+    read: Mutex<Connection>,
     building: AtomicBool,
+    paused: AtomicBool,
+    progress: Mutex<SearchIndexProgress>,
+    /// Set by each update: what it left to do.
+    pending: Mutex<Option<Pending>>,
     /// Set when the index was found damaged and set aside.
     damage: Mutex<Option<SetAside>>,
     /// Bumped each time the database is set aside and started anew.
     generation: AtomicU64,
-}
-
-/// Opens the database at `db` with the index's settings and schema (an older schema is
-/// dropped: the index is a cache).
-fn connect(db: &Path) -> rusqlite::Result<Connection> {
-    let conn = Connection::open(db)?;
-    // The log file is cut back to 64 MB after each checkpoint (SQLite leaves it at its
-    // largest size otherwise).
-    conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000; PRAGMA journal_size_limit=67108864;")?;
-    let has_meta: bool = conn.query_row("SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'meta'", [], |r| r.get(0))?;
-    let version: Option<String> = if has_meta { conn.query_row("SELECT value FROM meta WHERE key='schema'", [], |r| r.get(0)).optional()? } else { None };
-    if version.as_deref() != Some(&SCHEMA_VERSION.to_string()) {
-        conn.execute_batch("DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS entries; DROP TABLE IF EXISTS labels; DROP TABLE IF EXISTS fts_vocab; DROP TABLE IF EXISTS fts; DROP TABLE IF EXISTS meta;")?;
-    }
-    conn.execute_batch(SCHEMA)?;
-    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('schema', ?1)", [SCHEMA_VERSION.to_string()])?;
-    Ok(conn)
 }
 
 /// The index file of a root: beside the listing cache (`$PI_SESSION_CACHE_DIR` or the platform
@@ -168,154 +144,142 @@ pub fn default_db_path(root: &Path) -> Result<PathBuf, Error> {
     Ok(list.with_file_name(name))
 }
 
-fn fnv(bytes: &[u8]) -> i64 {
-    let mut h: u64 = 0xcbf29ce484222325;
-    for &b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x100000001b3);
-    }
-    h as i64
+/// (id, size, mtime, inode, indexed bytes, indexed lines, tail hash) of each indexed file, by
+/// path as listed.
+type Known = std::collections::HashMap<String, (i64, u64, i64, u64, u64, u64, i64)>;
+
+fn known_files(c: &Connection) -> rusqlite::Result<Known> {
+    let mut st = c.prepare_cached("SELECT path, id, size, mtime_ns, ino, indexed_bytes, indexed_lines, tail_hash FROM files")?;
+    let rows = st.query_map([], |r| Ok((r.get::<_, String>(0)?, (r.get(1)?, r.get::<_, i64>(2)? as u64, r.get(3)?, r.get::<_, i64>(4)? as u64, r.get::<_, i64>(5)? as u64, r.get::<_, i64>(6)? as u64, r.get(7)?))))?;
+    rows.collect()
 }
 
-/// The hash of the (up to) 256 bytes before `end`.
-fn tail_hash(bytes: &[u8], end: usize) -> i64 {
-    fnv(&bytes[end.saturating_sub(256)..end])
-}
-
-struct Row {
-    entry_id: String,
-    line: u32,
-    role: String,
-    tools: String,
-    model: String,
-    ts: Option<f64>,
-    text: String,
-}
-
-/// What indexing (part of) one file produced.
-struct FileRows {
-    path: PathBuf,
-    /// `Some(file id)` for an append to an indexed file.
-    append_to: Option<i64>,
-    stamp: pi_session_format::FileStamp,
-    indexed_bytes: u64,
-    indexed_lines: u64,
-    tail_hash: i64,
-    summary: Option<SessionSummary>,
-    /// Label changes in file order (target, text or None to clear); for a full index, the
-    /// labels in effect.
-    labels: Vec<(String, Option<String>)>,
-    name: Option<Option<String>>,
-    rows: Vec<Row>,
-}
-
-/// The rows of entries of `ix` (lines numbered from `line0 + 1`).
-fn rows_of(ix: &SessionIndex, bytes: &[u8], line0: u32) -> Vec<Row> {
-    let mut rows = Vec::new();
-    for e in &ix.entries {
-        if e.id.is_none() || e.kind == Kind::Leaf {
-            continue;
-        }
-        let line = bytes.get(e.offset as usize..(e.offset + e.len as u64) as usize).unwrap_or_default();
-        let text = searchable_text(e, &String::from_utf8_lossy(line));
-        rows.push(Row {
-            entry_id: e.id_str().to_string(),
-            line: e.line + line0,
-            role: e.role().and_then(|r| r.as_str()).map(str::to_string).unwrap_or_else(|| e.kind.as_str().to_string()),
-            tools: tools_of(e, line),
-            model: e.meta().map(|m| format!("{}/{}", m.provider.as_deref().unwrap_or(""), m.model.as_deref().unwrap_or(""))).filter(|m| m != "/").unwrap_or_default(),
-            ts: (!e.ts.is_nan()).then_some(e.ts),
-            text,
-        });
-    }
-    rows
-}
-
-/// ` name1 name2 ` of the tools an entry calls or reports (padded for exact matching).
-fn tools_of(e: &pi_session::Entry, line: &[u8]) -> String {
-    let mut names: Vec<String> = Vec::new();
-    if let Some(t) = e.meta().and_then(|m| m.tool_name.as_deref()) {
-        names.push(t.to_string());
-    }
-    if matches!(e.role(), Some(pi_session::Role::Assistant)) && memchr::memmem::find(line, b"toolCall").is_some() {
-        let v = pi_session::text::line_value(&String::from_utf8_lossy(line));
-        for b in v.pointer("/message/content").and_then(|c| c.as_array()).into_iter().flatten() {
-            if b.get("type").and_then(|t| t.as_str()) == Some("toolCall") {
-                if let Some(n) = b.get("name").and_then(|n| n.as_str()) {
-                    names.push(n.to_string());
+/// What to do with each file found: (path, plan, bytes to read); the unchanged ones counted.
+fn plan(found: &[pi_session::scan::Found], known: &Known, stats: &mut UpdateStats) -> Vec<(PathBuf, Plan, u64)> {
+    let mut work = Vec::new();
+    for f in found {
+        match known.get(&encode(&f.path)) {
+            None => work.push((f.path.clone(), Plan::Full, f.stamp.len)),
+            Some(&(id, size, mtime, ino, ib, il, th)) => {
+                if size == f.stamp.len && mtime == f.stamp.mtime_ns && ino == f.stamp.ino {
+                    stats.unchanged += 1;
+                } else if ino == f.stamp.ino && f.stamp.len >= ib && same_tail(&f.path, ib, th) {
+                    work.push((f.path.clone(), Plan::Append { file_id: id, from: ib, lines: il }, f.stamp.len - ib));
+                } else {
+                    work.push((f.path.clone(), Plan::Full, f.stamp.len));
                 }
             }
         }
     }
-    if names.is_empty() {
-        String::new()
-    } else {
-        format!(" {} ", names.join(" "))
+    work
+}
+
+/// An uncommitted write, rolled back when dropped before `commit`.
+struct Tx<'c> {
+    c: &'c Connection,
+    open: bool,
+}
+
+impl<'c> Tx<'c> {
+    fn begin(c: &'c Connection) -> rusqlite::Result<Tx<'c>> {
+        c.execute_batch("BEGIN IMMEDIATE")?;
+        Ok(Tx { c, open: true })
+    }
+    fn commit(mut self) -> rusqlite::Result<()> {
+        self.open = false;
+        self.c.execute_batch("COMMIT")
     }
 }
 
-/// Files per transaction, at most.
-const BATCH_FILES: usize = 64;
-/// Session bytes per transaction, at most (one bigger file makes a batch of its own). The
-/// write-ahead log holds a whole transaction (the index is about 2.7 times the text), so this
-/// bounds it, and an interrupted build keeps all but the last batch.
-const BATCH_BYTES: u64 = 8 << 20;
-
-/// `work` cut into transactions of at most [`BATCH_FILES`] files and [`BATCH_BYTES`] bytes.
-fn batches<T>(work: &[(PathBuf, T, u64)]) -> Vec<&[(PathBuf, T, u64)]> {
-    let mut out = Vec::new();
-    let (mut start, mut bytes) = (0, 0u64);
-    for (i, w) in work.iter().enumerate() {
-        if i > start && (i - start == BATCH_FILES || bytes + w.2 > BATCH_BYTES) {
-            out.push(&work[start..i]);
-            (start, bytes) = (i, 0);
+impl Drop for Tx<'_> {
+    fn drop(&mut self) {
+        if self.open {
+            let _ = self.c.execute_batch("ROLLBACK");
         }
-        bytes += w.2;
     }
-    if start < work.len() {
-        out.push(&work[start..]);
-    }
-    out
 }
 
-enum Plan {
-    Full,
-    Append { file_id: i64, from: u64, lines: u64 },
+/// What writes the batches of an update: the connection (taken out of its lock while the
+/// next batch is read), the posting lists held in memory, the transaction open since the
+/// last segment.
+struct Writer<'k> {
+    conn: Connection,
+    postings: Postings,
+    dir: PathBuf,
+    open: bool,
+    dead: i64,
+    written: u64,
+    stats: UpdateStats,
+    known: &'k Known,
 }
 
-fn index_file(path: &Path, plan: &Plan) -> Result<FileRows, Error> {
-    let bytes = std::fs::read(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
-    let meta = std::fs::metadata(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
-    let stamp = pi_session_format::FileStamp::of(&meta);
-    // Complete lines only.
-    let end = bytes.iter().rposition(|&b| b == b'\n').map(|p| p + 1).unwrap_or(0);
-    let hash = tail_hash(&bytes, end);
-    match *plan {
-        Plan::Full => {
-            let s = Session::from_bytes(path, &bytes[..end]);
-            let summary = SessionSummary::of_bytes(&s, stamp.len, &bytes[..end]);
-            let rows = rows_of(&s.index, &bytes[..end], 0);
-            let labels = s.tree.labels.iter().map(|(id, l)| (id.to_string(), Some(l.text.clone()))).collect();
-            let lines = bytes[..end].iter().filter(|&&b| b == b'\n').count() as u64;
-            Ok(FileRows { path: path.to_path_buf(), append_to: None, stamp, indexed_bytes: end as u64, indexed_lines: lines, tail_hash: hash, summary: Some(summary), labels, name: Some(s.tree.name.clone()), rows })
+impl Writer<'_> {
+    /// Writes one batch's rows and adds its blocks to the lists; writes a segment and commits
+    /// when the lists are big enough (true then).
+    fn take(&mut self, results: Vec<Result<FileRows, Error>>) -> rusqlite::Result<bool> {
+        if !self.open {
+            self.conn.execute_batch("BEGIN IMMEDIATE")?;
+            self.open = true;
         }
-        Plan::Append { file_id, from, lines } => {
-            let chunk = &bytes[from as usize..end.max(from as usize)];
-            let ix = SessionIndex::from_bytes(path, chunk);
-            let rows = rows_of(&ix, chunk, lines as u32);
-            let mut labels = Vec::new();
-            let mut name = None;
-            for e in &ix.entries {
-                match &e.detail {
-                    Detail::Label { target: Some(t), label } => labels.push((t.to_string(), label.clone())),
-                    Detail::SessionInfo { name: n } => name = Some(n.clone()),
-                    _ => {}
-                }
+        let mut blocks = Vec::new();
+        for r in results {
+            // A file that vanished or became unreadable since the scan: the next update sees it.
+            let Ok(fr) = r else { continue };
+            self.stats.entries_added += fr.rows.len();
+            match fr.append_to {
+                Some(_) => self.stats.appended += 1,
+                None if self.known.contains_key(&encode(&fr.path)) => self.stats.reindexed += 1,
+                None => self.stats.added += 1,
             }
-            let new_lines = chunk.iter().filter(|&&b| b == b'\n').count() as u64;
-            Ok(FileRows { path: path.to_path_buf(), append_to: Some(file_id), stamp, indexed_bytes: end as u64, indexed_lines: lines + new_lines, tail_hash: hash, summary: None, labels, name, rows })
+            let (b, d) = write_file(&self.conn, fr)?;
+            blocks.extend(b);
+            self.dead += d;
+        }
+        // In pieces of at most a million keys: the sort's memory stays small for a big file.
+        let mut from = 0;
+        while from < blocks.len() {
+            let mut to = from;
+            let mut n = 0;
+            while to < blocks.len() && (to == from || n + blocks[to].1.len() <= 1 << 20) {
+                n += blocks[to].1.len();
+                to += 1;
+            }
+            self.postings.add(&blocks[from..to]);
+            from = to;
+        }
+        if self.postings.bytes >= FLUSH_BYTES {
+            self.commit()?;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// Writes the lists held as a segment and commits it with the rows it covers.
+    fn commit(&mut self) -> rusqlite::Result<()> {
+        if !self.open {
+            return Ok(());
+        }
+        self.written += self.postings.flush(&self.conn, &self.dir)?;
+        add_dead(&self.conn, std::mem::take(&mut self.dead))?;
+        self.conn.execute_batch("COMMIT")?;
+        self.open = false;
+        Ok(())
+    }
+
+    /// After an error: the open transaction rolled back (what was committed stays).
+    fn abandon(&mut self) {
+        if self.open {
+            let _ = self.conn.execute_batch("ROLLBACK");
+            self.open = false;
         }
     }
+}
+
+fn add_dead(c: &Connection, n: i64) -> rusqlite::Result<()> {
+    if n > 0 {
+        c.execute("INSERT INTO meta(key, value) VALUES('dead_blocks', ?1) ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + ?1", [n])?;
+    }
+    Ok(())
 }
 
 impl SearchIndex {
@@ -334,8 +298,8 @@ impl SearchIndex {
         let mut damage = None;
         let reason = match crate::damage::cut_short(db) {
             Some(why) => Some(why),
-            None => match connect(db) {
-                Ok(conn) => return Ok(SearchIndex::with(root, db, conn, None)),
+            None => match connect(db).and_then(|c| Ok((c, Connection::open(db)?))) {
+                Ok((conn, read)) => return Ok(SearchIndex::with(root, db, conn, read, None)),
                 Err(e) if crate::damage::is_damage(&e) => Some(e.to_string()),
                 Err(e) => return Err(Error::Db { path: db.to_path_buf(), source: e }),
             },
@@ -344,11 +308,28 @@ impl SearchIndex {
             damage = Some(crate::damage::set_aside(db, &reason).map_err(|source| Error::Io { path: db.to_path_buf(), source })?);
         }
         let conn = connect(db).at(db)?;
-        Ok(SearchIndex::with(root, db, conn, damage))
+        let read = Connection::open(db).at(db)?;
+        Ok(SearchIndex::with(root, db, conn, read, damage))
     }
 
-    fn with(root: &Path, db: &Path, conn: Connection, damage: Option<SetAside>) -> SearchIndex {
-        SearchIndex { root: root.to_path_buf(), db: db.to_path_buf(), conn: Mutex::new(conn), building: AtomicBool::new(false), damage: Mutex::new(damage), generation: AtomicU64::new(0) }
+    fn with(root: &Path, db: &Path, conn: Connection, read: Connection, damage: Option<SetAside>) -> SearchIndex {
+        let _ = read.execute_batch("PRAGMA busy_timeout=5000;");
+        // Posting files no segment names: left by an interrupted write, or by an older index.
+        if let Ok(segs) = build::segments(&conn) {
+            segment::remove_others(&segment::dir_of(db), &segs.into_iter().map(|s| s.file).collect::<Vec<_>>());
+        }
+        SearchIndex {
+            root: root.to_path_buf(),
+            db: db.to_path_buf(),
+            conn: Mutex::new(conn),
+            read: Mutex::new(read),
+            building: AtomicBool::new(false),
+            paused: AtomicBool::new(false),
+            progress: Mutex::new(SearchIndexProgress::default()),
+            pending: Mutex::new(None),
+            damage: Mutex::new(damage),
+            generation: AtomicU64::new(0),
+        }
     }
 
     /// The last time this index was found damaged and set aside (in this process), if ever.
@@ -360,13 +341,18 @@ impl SearchIndex {
     /// since `generation` was read (then the index in use is already the new one).
     fn set_aside(&self, generation: u64, reason: &rusqlite::Error) -> Result<(), Error> {
         let mut c = self.conn.lock().unwrap();
+        let mut r = self.read.lock().unwrap();
         if self.generation.load(Ordering::SeqCst) != generation {
             return Ok(());
         }
-        // Closed first: nothing of the old connection may write into the renamed files.
+        // Closed first: nothing of the old connections may write into the renamed files.
         drop(std::mem::replace(&mut *c, Connection::open_in_memory().at(&self.db)?));
+        drop(std::mem::replace(&mut *r, Connection::open_in_memory().at(&self.db)?));
         let aside = crate::damage::set_aside(&self.db, &reason.to_string()).map_err(|source| Error::Io { path: self.db.clone(), source })?;
         *c = connect(&self.db).at(&self.db)?;
+        *r = Connection::open(&self.db).at(&self.db)?;
+        let _ = r.execute_batch("PRAGMA busy_timeout=5000;");
+        *self.pending.lock().unwrap() = None;
         self.generation.fetch_add(1, Ordering::SeqCst);
         *self.damage.lock().unwrap() = Some(aside);
         Ok(())
@@ -406,9 +392,24 @@ impl SearchIndex {
         self.building.load(Ordering::Relaxed)
     }
 
+    /// Pauses (or resumes) the build: a running update stops after its batch, keeping what it
+    /// did; while paused, updates do nothing and searches read the files left to do.
+    pub fn set_paused(&self, paused: bool) {
+        self.paused.store(paused, Ordering::SeqCst);
+    }
+
+    pub fn is_paused(&self) -> bool {
+        self.paused.load(Ordering::SeqCst)
+    }
+
+    /// The last build's progress.
+    pub fn progress(&self) -> SearchIndexProgress {
+        *self.progress.lock().unwrap()
+    }
+
     /// Brings the index up to date with the files under the root; `progress` is called after
-    /// each batch. Files are parsed on all cores in batches, each written in one transaction
-    /// (queries run between batches).
+    /// each batch. Files are read on all cores in batches; rows and posting lists are
+    /// committed together every few batches (queries see each commit). Paused: nothing.
     pub fn update(&self, progress: impl Fn(SearchIndexProgress)) -> Result<UpdateStats, Error> {
         self.building.store(true, Ordering::Relaxed);
         let r = self.healing(false, || self.update_inner(&progress));
@@ -416,78 +417,112 @@ impl SearchIndex {
         r
     }
 
+    fn publish(&self, files: Vec<(String, PathBuf)>) {
+        *self.pending.lock().unwrap() = Some(Pending { at: Instant::now(), files });
+    }
+
     fn update_inner(&self, progress: &dyn Fn(SearchIndexProgress)) -> Result<UpdateStats, Error> {
+        let at = |source| Error::Db { path: self.db.clone(), source };
         let found = pi_session::scan::scan(&self.root).files;
         let mut stats = UpdateStats { files: found.len(), ..Default::default() };
-        let known: std::collections::HashMap<String, (i64, u64, i64, u64, u64, u64, i64)> = {
-            let c = self.conn.lock().unwrap();
-            let mut st = c.prepare("SELECT path, id, size, mtime_ns, ino, indexed_bytes, indexed_lines, tail_hash FROM files").at(&self.db)?;
-            let rows = st
-                .query_map([], |r| Ok((r.get::<_, String>(0)?, (r.get(1)?, r.get::<_, i64>(2)? as u64, r.get(3)?, r.get::<_, i64>(4)? as u64, r.get::<_, i64>(5)? as u64, r.get::<_, i64>(6)? as u64, r.get(7)?))))
-                .at(&self.db)?;
-            rows.collect::<Result<_, _>>().at(&self.db)?
-        };
+        let c = self.conn.lock().unwrap();
+        let known = known_files(&c).map_err(at)?;
         // Gone files.
-        let present: std::collections::HashSet<String> = found.iter().map(|f| encode(&f.path)).collect();
+        let present: HashSet<String> = found.iter().map(|f| encode(&f.path)).collect();
         let gone: Vec<i64> = known.iter().filter(|(p, _)| !present.contains(*p)).map(|(_, v)| v.0).collect();
         if !gone.is_empty() {
-            let mut c = self.conn.lock().unwrap();
-            let tx = c.transaction().at(&self.db)?;
+            let tx = Tx::begin(&c).map_err(at)?;
+            let mut dead = 0;
             for id in &gone {
-                delete_file(&tx, *id).at(&self.db)?;
+                dead += delete_file(&c, *id).map_err(at)?;
             }
-            tx.commit().at(&self.db)?;
+            add_dead(&c, dead).map_err(at)?;
+            tx.commit().map_err(at)?;
             stats.removed = gone.len();
         }
-        // (path, plan, bytes to read)
-        let mut work: Vec<(PathBuf, Plan, u64)> = Vec::new();
-        for f in &found {
-            let key = encode(&f.path);
-            match known.get(&key) {
-                None => work.push((f.path.clone(), Plan::Full, f.stamp.len)),
-                Some(&(id, size, mtime, ino, ib, il, th)) => {
-                    if size == f.stamp.len && mtime == f.stamp.mtime_ns && ino == f.stamp.ino {
-                        stats.unchanged += 1;
-                    } else if ino == f.stamp.ino && f.stamp.len >= ib && same_tail(&f.path, ib, th) {
-                        work.push((f.path.clone(), Plan::Append { file_id: id, from: ib, lines: il }, f.stamp.len - ib));
-                    } else {
-                        work.push((f.path.clone(), Plan::Full, f.stamp.len));
+        let work = plan(&found, &known, &mut stats);
+        let left = |from: usize| work[from..].iter().map(|w| (encode(&w.0), w.0.clone())).collect::<Vec<_>>();
+        self.publish(left(0));
+        if self.is_paused() && !work.is_empty() {
+            stats.paused = true;
+            return Ok(stats);
+        }
+        let bytes_total: u64 = work.iter().map(|w| w.2).sum();
+        let start = Instant::now();
+        let size_before = self.size_on_disk();
+        let mut p = SearchIndexProgress { done: 0, total: work.len(), bytes_done: 0, bytes_total, estimated_bytes: size_before + bytes_total * 3 / 10, seconds_left: None };
+        *self.progress.lock().unwrap() = p;
+        progress(p);
+        let dir = segment::dir_of(&self.db);
+        let first_seg: i64 = c.query_row("SELECT coalesce(max(id), 0) + 1 FROM segments", [], |r| r.get(0)).map_err(at)?;
+        // The writer takes the connection while the threads read the next batch: each batch is
+        // read while the one before is written.
+        let mut c = c;
+        let mut w = Writer { conn: std::mem::replace(&mut *c, Connection::open_in_memory().at(&self.db)?), postings: Postings::new(), dir: dir.clone(), open: false, dead: 0, written: 0, stats, known: &known };
+        let mut prev: Option<(Vec<Result<FileRows, Error>>, usize, u64)> = None;
+        let mut failed = None;
+        let all = batches(&work);
+        for k in 0..=all.len() {
+            let batch = all.get(k).copied().filter(|_| !self.is_paused());
+            if batch.is_none() && k < all.len() {
+                w.stats.paused = true;
+            }
+            let ((back, r), results) = rayon::join(
+                move || {
+                    let r = match prev {
+                        Some((res, files, bytes)) => w.take(res).map(|flushed| (files, bytes, flushed)),
+                        None => Ok((0, 0, false)),
+                    };
+                    (w, r)
+                },
+                || batch.map(|b| b.par_iter().map(|(path, plan, _)| index_file(path, plan)).collect::<Vec<_>>()),
+            );
+            w = back;
+            prev = results.map(|r| (r, batch.map_or(0, |b| b.len()), batch.map_or(0, |b| b.iter().map(|x| x.2).sum())));
+            match r {
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+                Ok((files, bytes, flushed)) => {
+                    p.done += files;
+                    p.bytes_done += bytes;
+                    if flushed {
+                        self.publish(left(p.done));
                     }
                 }
             }
-        }
-        let total = work.len();
-        progress(SearchIndexProgress { done: 0, total });
-        let mut done = 0;
-        for batch in batches(&work) {
-            let results: Vec<Result<FileRows, Error>> = batch.par_iter().map(|(p, plan, _)| index_file(p, plan)).collect();
-            let mut c = self.conn.lock().unwrap();
-            let tx = c.transaction().at(&self.db)?;
-            for r in results {
-                // A file that vanished or became unreadable since the scan: the next update sees it.
-                let Ok(fr) = r else { continue };
-                stats.entries_added += fr.rows.len();
-                match fr.append_to {
-                    Some(_) => stats.appended += 1,
-                    None if known.contains_key(&encode(&fr.path)) => stats.reindexed += 1,
-                    None => stats.added += 1,
-                }
-                write_file(&tx, &fr).at(&self.db)?;
+            // The estimate: the size before plus what this build wrote (or holds) per byte read.
+            let so_far = w.written + w.postings.bytes as u64 + w.stats.entries_added as u64 * 80;
+            let per_byte = if p.bytes_done > 32 << 20 { so_far as f64 / p.bytes_done as f64 } else { 0.3 };
+            p.estimated_bytes = size_before + (bytes_total as f64 * per_byte) as u64;
+            let secs = start.elapsed().as_secs_f64();
+            p.seconds_left = (p.bytes_done > 0 && secs > 1.0).then(|| secs / p.bytes_done as f64 * (bytes_total - p.bytes_done) as f64);
+            *self.progress.lock().unwrap() = p;
+            progress(p);
+            if batch.is_none() {
+                break;
             }
-            tx.commit().at(&self.db)?;
-            drop(c);
-            done += batch.len();
-            progress(SearchIndexProgress { done, total });
         }
+        let r = match failed {
+            Some(e) => Err(e),
+            None => w.commit(),
+        };
+        if r.is_err() {
+            w.abandon();
+        }
+        *c = w.conn;
+        r.map_err(at)?;
+        stats = w.stats;
+        self.publish(left(p.done));
         if stats.added + stats.appended + stats.reindexed + stats.removed > 0 {
-            let c = self.conn.lock().unwrap();
-            if stats.added + stats.reindexed > 16 {
-                // After a build: merge the FTS segments (faster queries, smaller file).
-                c.execute("INSERT INTO fts(fts) VALUES('optimize')", []).at(&self.db)?;
-            }
+            merge_segments(&c, &dir, Some(first_seg)).map_err(at)?;
             // Fold the write-ahead log back into the database file.
-            c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).at(&self.db)?;
+            c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).map_err(at)?;
         }
+        p.estimated_bytes = self.size_on_disk();
+        p.seconds_left = None;
+        *self.progress.lock().unwrap() = p;
         Ok(stats)
     }
 
@@ -497,14 +532,29 @@ impl SearchIndex {
     }
 
     fn file_count_inner(&self) -> Result<usize, Error> {
-        let c = self.conn.lock().unwrap();
+        let c = self.read.lock().unwrap();
         c.query_row("SELECT count(*) FROM files", [], |r| r.get::<_, i64>(0)).map(|n| n as usize).at(&self.db)
     }
 
-    /// Runs a query; at most `limit` hits (1..=10,000), the most recently indexed lines first
-    /// (FTS5 walks its rowids in order, so the first hits come without sorting every match),
-    /// grouped by session in the order of their first hit.
-    /// An index found damaged is set aside, built again and asked again.
+    /// The files the index does not hold as they are now: those the running build has left,
+    /// else those a scan of the root finds new or changed (unless an update just looked).
+    fn pending_files(&self, c: &Connection) -> Result<Vec<(String, PathBuf)>, Error> {
+        if let Some(p) = self.pending.lock().unwrap().as_ref() {
+            // Paused, no update looks at the files: they are looked at here.
+            if self.is_building() || (!self.is_paused() && p.at.elapsed().as_secs_f64() < 2.0) {
+                return Ok(p.files.clone());
+            }
+        }
+        let found = pi_session::scan::scan(&self.root).files;
+        let known = known_files(c).at(&self.db)?;
+        let mut stats = UpdateStats::default();
+        Ok(plan(&found, &known, &mut stats).into_iter().map(|w| (encode(&w.0), w.0)).collect())
+    }
+
+    /// Runs a query; at most `limit` hits (1..=10,000), the most recently indexed lines first,
+    /// grouped by session in the order of their first hit; the files the index does not hold
+    /// yet are read (first: they are the newest). An index found damaged is set aside, built
+    /// again and asked again.
     pub fn search(&self, text: &str, limit: usize) -> Result<SearchResults, Error> {
         self.healing(true, || self.search_inner(text, limit))
     }
@@ -514,45 +564,37 @@ impl SearchIndex {
         let limit = limit.clamp(1, 10_000);
         let files_indexed = self.file_count_inner()?;
         if q.is_empty() {
-            return Ok(SearchResults { query: text.into(), sessions: vec![], total_hits: 0, truncated: false, files_indexed });
+            return Ok(SearchResults { query: text.into(), sessions: vec![], total_hits: 0, truncated: false, files_indexed, scanned_files: 0 });
         }
-        let c = self.conn.lock().unwrap();
-        let short = short_terms(&c, &q).at(&self.db)?;
-        let (sql, args) = build_sql_in(&q, limit + 1, None, &short);
-        let mut st = c.prepare_cached(&sql).at(&self.db)?;
-        let rows = st
-            .query_map(rusqlite::params_from_iter(args.iter()), |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, Option<String>>(2)?,
-                    r.get::<_, Option<String>>(3)?,
-                    r.get::<_, Option<String>>(4)?,
-                    IndexHit { id: r.get(5)?, line: r.get::<_, i64>(6)? as u32, role: r.get(7)?, ts: r.get(8)?, snippet: r.get(9)?, highlights: vec![] },
-                ))
-            })
-            .at(&self.db)?;
-        let mut sessions: Vec<SessionHits> = Vec::new();
-        let mut by_file: std::collections::HashMap<i64, usize> = std::collections::HashMap::new();
-        let mut total = 0;
-        let mut truncated = false;
-        for r in rows {
-            let (fid, path, sid, title, cwd, mut hit) = r.at(&self.db)?;
-            if total == limit {
-                truncated = true;
-                break;
+        let c = self.read.lock().unwrap();
+        let pending = self.pending_files(&c)?;
+        let skip = lookup::ids_of(&c, &pending.iter().map(|p| p.0.clone()).collect()).at(&self.db)?;
+        let (mut sessions, mut truncated) = crate::scan::search_files(&pending.iter().map(|p| p.1.clone()).collect::<Vec<_>>(), &q, limit);
+        let mut total: usize = sessions.iter().map(|s| s.hits.len()).sum();
+        if total < limit || !truncated {
+            let hits = lookup::find(&c, &self.db, &q, limit - total.min(limit), None, &skip)?;
+            let mut by_file: std::collections::HashMap<i64, usize> = std::collections::HashMap::new();
+            for h in hits {
+                if total == limit {
+                    truncated = true;
+                    break;
+                }
+                total += 1;
+                let (snip, hl) = snippet(&h.text, &q.terms);
+                let hit = IndexHit { id: h.id, line: h.line, role: h.role, ts: h.ts, snippet: snip, highlights: hl };
+                let k = match by_file.get(&h.file_id) {
+                    Some(&k) => k,
+                    None => {
+                        let Some(f) = lookup::file_info(&c, h.file_id).at(&self.db)? else { continue };
+                        sessions.push(SessionHits { path: f.path, session_id: f.session_id, title: f.title.unwrap_or_default(), cwd: f.cwd, hits: vec![] });
+                        by_file.insert(h.file_id, sessions.len() - 1);
+                        sessions.len() - 1
+                    }
+                };
+                sessions[k].hits.push(hit);
             }
-            total += 1;
-            let (snip, hl) = snippet(hit.snippet.strip_suffix(PAD).unwrap_or(&hit.snippet), &q.terms);
-            hit.snippet = snip;
-            hit.highlights = hl;
-            let k = *by_file.entry(fid).or_insert_with(|| {
-                sessions.push(SessionHits { path: path.clone(), session_id: sid.clone(), title: title.clone().unwrap_or_default(), cwd: cwd.clone(), hits: vec![] });
-                sessions.len() - 1
-            });
-            sessions[k].hits.push(hit);
         }
-        Ok(SearchResults { query: text.into(), sessions, total_hits: total, truncated, files_indexed })
+        Ok(SearchResults { query: text.into(), sessions, total_hits: total, truncated, files_indexed, scanned_files: pending.len() })
     }
 
     /// Ids of every entry of one file that the query matches (for marking hits in a tree).
@@ -561,121 +603,24 @@ impl SearchIndex {
     }
 
     fn hits_in_file_inner(&self, text: &str, path: &str) -> Result<Vec<String>, Error> {
+        const ALL: usize = 100_000;
         let q = Query::parse(text)?;
         if q.is_empty() {
             return Ok(vec![]);
         }
-        let c = self.conn.lock().unwrap();
-        let short = short_terms(&c, &q).at(&self.db)?;
-        let (sql, args) = build_sql_in(&q, 100_000, Some(path), &short);
-        let mut st = c.prepare_cached(&sql).at(&self.db)?;
-        let ids = st.query_map(rusqlite::params_from_iter(args.iter()), |r| r.get::<_, String>(5)).at(&self.db)?;
-        ids.collect::<Result<Vec<_>, _>>().at(&self.db)
+        let c = self.read.lock().unwrap();
+        let pending = self.pending_files(&c)?;
+        if let Some((_, p)) = pending.iter().find(|(listed, _)| listed == path) {
+            return Ok(crate::scan::search_file(p, &q, ALL).map(|g| g.hits.into_iter().map(|h| h.id).collect()).unwrap_or_default());
+        }
+        let Some(id) = lookup::ids_of(&c, &HashSet::from([path.to_string()])).at(&self.db)?.into_iter().next() else { return Ok(vec![]) };
+        Ok(lookup::find(&c, &self.db, &q, ALL, Some(id), &HashSet::new())?.into_iter().map(|h| h.id).collect())
     }
 
-    /// Bytes the index takes on disk (database and its WAL).
+    /// Bytes the index takes on disk (database, its WAL, its posting files).
     pub fn size_on_disk(&self) -> u64 {
         let wal = PathBuf::from(format!("{}-wal", self.db.display()));
-        [self.db.clone(), wal].iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum()
-    }
-}
-
-fn same_tail(path: &Path, indexed: u64, hash: i64) -> bool {
-    use std::io::{Read, Seek, SeekFrom};
-    let Ok(mut f) = std::fs::File::open(path) else { return false };
-    let from = indexed.saturating_sub(256);
-    let mut buf = vec![0u8; (indexed - from) as usize];
-    f.seek(SeekFrom::Start(from)).is_ok() && f.read_exact(&mut buf).is_ok() && fnv(&buf) == hash
-}
-
-fn delete_file(tx: &rusqlite::Transaction<'_>, id: i64) -> rusqlite::Result<()> {
-    tx.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM entries WHERE file_id = ?1)", [id])?;
-    tx.execute("DELETE FROM entries WHERE file_id = ?1", [id])?;
-    tx.execute("DELETE FROM labels WHERE file_id = ?1", [id])?;
-    tx.execute("DELETE FROM files WHERE id = ?1", [id])?;
-    Ok(())
-}
-
-fn write_file(tx: &rusqlite::Transaction<'_>, fr: &FileRows) -> rusqlite::Result<()> {
-    // As the listing shows it: a name that is not UTF-8 stays one the UI can send back.
-    let path = encode(&fr.path);
-    let file_id = match fr.append_to {
-        Some(id) => {
-            tx.execute(
-                "UPDATE files SET size=?2, mtime_ns=?3, ino=?4, indexed_bytes=?5, indexed_lines=?6, tail_hash=?7 WHERE id=?1",
-                params![id, fr.stamp.len as i64, fr.stamp.mtime_ns, fr.stamp.ino as i64, fr.indexed_bytes as i64, fr.indexed_lines as i64, fr.tail_hash],
-            )?;
-            if let Some(name) = &fr.name {
-                tx.execute("UPDATE files SET name=?2, title=coalesce(?2, title) WHERE id=?1", params![id, name])?;
-            }
-            for (target, text) in &fr.labels {
-                match text {
-                    Some(t) => tx.execute("INSERT OR REPLACE INTO labels(file_id, entry_id, text) VALUES(?1, ?2, ?3)", params![id, target, t])?,
-                    None => tx.execute("DELETE FROM labels WHERE file_id=?1 AND entry_id=?2", params![id, target])?,
-                };
-            }
-            if let Some(max) = fr.rows.iter().filter_map(|r| r.ts).reduce(f64::max) {
-                tx.execute("UPDATE files SET modified = max(coalesce(modified, 0), ?2) WHERE id=?1", params![id, max])?;
-            }
-            id
-        }
-        None => {
-            if let Some(old) = tx.query_row("SELECT id FROM files WHERE path=?1", [&*path], |r| r.get::<_, i64>(0)).optional()? {
-                delete_file(tx, old)?;
-            }
-            let s = fr.summary.as_ref();
-            tx.execute(
-                "INSERT INTO files(path, size, mtime_ns, ino, indexed_bytes, indexed_lines, tail_hash, session_id, cwd, parent_session, name, title, modified)
-                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-                params![
-                    &*path,
-                    fr.stamp.len as i64,
-                    fr.stamp.mtime_ns,
-                    fr.stamp.ino as i64,
-                    fr.indexed_bytes as i64,
-                    fr.indexed_lines as i64,
-                    fr.tail_hash,
-                    s.and_then(|s| s.id.clone()),
-                    s.and_then(|s| s.cwd.clone()),
-                    s.and_then(|s| s.parent_session.clone()),
-                    s.and_then(|s| s.name.clone()),
-                    s.map(pi_session::text::title_of),
-                    s.and_then(|s| s.modified),
-                ],
-            )?;
-            let id = tx.last_insert_rowid();
-            for (target, text) in &fr.labels {
-                if let Some(t) = text {
-                    tx.execute("INSERT OR REPLACE INTO labels(file_id, entry_id, text) VALUES(?1, ?2, ?3)", params![id, target, t])?;
-                }
-            }
-            id
-        }
-    };
-    let mut ins = tx.prepare_cached("INSERT INTO entries(file_id, entry_id, line, role, tools, model, ts) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)")?;
-    let mut fts = tx.prepare_cached("INSERT INTO fts(rowid, text) VALUES(?1, ?2)")?;
-    for r in &fr.rows {
-        ins.execute(params![file_id, r.entry_id, r.line as i64, r.role, r.tools, r.model, r.ts])?;
-        let rowid = tx.last_insert_rowid();
-        fts.execute(params![rowid, format!("{}{PAD}", r.text)])?;
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn transactions_hold_at_most_64_files_and_8_mb_and_every_file_once() {
-        let w = |sizes: &[u64]| -> Vec<(PathBuf, (), u64)> { sizes.iter().enumerate().map(|(i, &n)| (PathBuf::from(i.to_string()), (), n)).collect() };
-        let lens = |work: &[(PathBuf, (), u64)]| batches(work).iter().map(|b| b.len()).collect::<Vec<_>>();
-        assert_eq!(lens(&w(&[1; 130])), vec![64, 64, 2]);
-        let mb = 1 << 20;
-        // 3 MB files: two fit in 8 MB, a third would not.
-        assert_eq!(lens(&w(&[3 * mb; 5])), vec![2, 2, 1]);
-        // A file bigger than a batch goes alone; the small ones around it are not split off it.
-        assert_eq!(lens(&w(&[mb, 20 * mb, mb, mb])), vec![1, 1, 2]);
-        assert!(batches(&w(&[])).is_empty());
+        let files: u64 = std::fs::read_dir(segment::dir_of(&self.db)).into_iter().flatten().flatten().filter_map(|e| e.metadata().ok()).map(|m| m.len()).sum();
+        files + [self.db.clone(), wal].iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum::<u64>()
     }
 }

@@ -1,6 +1,6 @@
 //! Finding and organising a whole history of pi sessions, on top of the core:
 //!
-//! * [`index`]: an indexed full-text search (SQLite FTS5, trigram tokenizer) kept in the cache
+//! * [`index`]: an indexed full-text search (n-gram posting lists in SQLite, no stored text) kept in the cache
 //!   folder, built in the background and updated incrementally (an append indexes only the new
 //!   lines; a removed file leaves the index).
 //! * [`query`]: the query language (words, "phrases", `role:` `tool:` `cwd:` `model:` `label:`
@@ -19,12 +19,17 @@
 
 pub mod background;
 pub mod damage;
+mod hits;
 pub mod index;
 pub mod moves;
 pub mod organise;
 pub mod query;
 pub mod roots;
+pub mod scan;
+pub mod settings;
 pub mod snippet;
+pub mod text;
+pub mod grams;
 
 pub use index::{IndexHit, SearchIndex, SearchIndexProgress, SearchIndexStatus, SearchResults, SessionHits, UpdateStats};
 pub use query::Query;

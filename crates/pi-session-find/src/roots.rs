@@ -43,14 +43,36 @@ impl RootIndexes {
 }
 
 /// Brings each index up to date (a stat per file, then only appended lines), unless its
-/// background build is running.
+/// background build is running or it is paused (then its search reads what it has not done).
 pub fn update_all(indexes: &[Arc<SearchIndex>]) -> Result<(), Error> {
     for ix in indexes {
-        if !ix.is_building() {
+        if !ix.is_building() && !ix.is_paused() {
             ix.update(|_| {})?;
         }
     }
     Ok(())
+}
+
+/// Pauses or resumes every index's build.
+pub fn set_paused_all(indexes: &[Arc<SearchIndex>], paused: bool) {
+    for ix in indexes {
+        ix.set_paused(paused);
+    }
+}
+
+/// Search without indexes (turned off): every file of every root read; the answer says so
+/// (`scanned_files`), with the order of several roots' answers as [`search_all`] gives it.
+pub fn scan_all(roots: &[PathBuf], hidden: &HashSet<PathBuf>, query: &str, limit: usize) -> Result<SearchResults, Error> {
+    let q = crate::query::Query::parse(query)?;
+    let limit = limit.clamp(1, 10_000);
+    let mut answers = Vec::with_capacity(roots.len());
+    for root in roots {
+        let files: Vec<PathBuf> = pi_session::scan::scan(root).files.into_iter().map(|f| f.path).filter(|p| !hidden.contains(p)).collect();
+        let (sessions, truncated) = if q.is_empty() { (Vec::new(), false) } else { crate::scan::search_files(&files, &q, limit) };
+        let total_hits = sessions.iter().map(|s| s.hits.len()).sum();
+        answers.push(SearchResults { query: query.into(), sessions, total_hits, truncated, files_indexed: 0, scanned_files: files.len() });
+    }
+    Ok(merge(answers, hidden, query, limit))
 }
 
 /// Runs `query` on every index and merges the answers: at most `limit` hits, sessions in the
@@ -67,6 +89,7 @@ pub fn search_all(indexes: &[Arc<SearchIndex>], hidden: &HashSet<PathBuf>, query
 
 fn merge(answers: Vec<SearchResults>, hidden: &HashSet<PathBuf>, query: &str, limit: usize) -> SearchResults {
     let files_indexed = answers.iter().map(|a| a.files_indexed).sum();
+    let scanned_files = answers.iter().map(|a| a.scanned_files).sum();
     let mut truncated = answers.iter().any(|a| a.truncated);
     let several = answers.len() > 1;
     let mut sessions: Vec<_> = answers.into_iter().flat_map(|a| a.sessions).filter(|s| !hidden.contains(&pi_session::pathstr::decode(&s.path))).collect();
@@ -89,7 +112,7 @@ fn merge(answers: Vec<SearchResults>, hidden: &HashSet<PathBuf>, query: &str, li
         kept.push(s);
     }
     let total_hits = kept.iter().map(|s| s.hits.len()).sum();
-    SearchResults { query: query.into(), sessions: kept, total_hits, truncated, files_indexed }
+    SearchResults { query: query.into(), sessions: kept, total_hits, truncated, files_indexed, scanned_files }
 }
 
 /// Ids of every entry of the file at `path` that `query` matches, from the index of the root
@@ -106,6 +129,17 @@ pub fn status_all(indexes: &[Arc<SearchIndex>]) -> Result<SearchIndexStatus, Err
     let mut s = SearchIndexStatus::default();
     for ix in indexes {
         s.building |= ix.is_building();
+        s.paused |= ix.is_paused();
+        let p = ix.progress();
+        s.progress.done += p.done;
+        s.progress.total += p.total;
+        s.progress.bytes_done += p.bytes_done;
+        s.progress.bytes_total += p.bytes_total;
+        s.progress.estimated_bytes += p.estimated_bytes;
+        s.progress.seconds_left = match (s.progress.seconds_left, p.seconds_left) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
         s.files_indexed += ix.file_count()?;
         s.bytes_on_disk += ix.size_on_disk();
         // The most recent damage of any root's index.

@@ -35,7 +35,7 @@ fn set_aside(db: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(db.parent().unwrap())
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(&prefix) && !p.to_string_lossy().ends_with("-wal") && !p.to_string_lossy().ends_with("-shm"))
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(&prefix) && !["-wal", "-shm", "-postings"].iter().any(|x| p.to_string_lossy().ends_with(x)))
         .collect();
     v.sort();
     v
@@ -120,6 +120,55 @@ fn an_index_overwritten_with_garbage_is_set_aside_and_rebuilt() {
 #[test]
 fn an_index_with_a_random_header_is_set_aside_and_rebuilt() {
     heals(random_header, "random header");
+}
+
+/// The posting files of an index (its folder beside the database), largest first.
+fn posting_files(db: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(format!("{}-postings", db.display())).unwrap().map(|e| e.unwrap().path()).collect();
+    v.sort_by_key(|p| std::cmp::Reverse(std::fs::metadata(p).unwrap().len()));
+    v
+}
+
+/// A posting file cut short, with a garbage head, or with a list's bytes changed: the query
+/// that meets it sets the whole index aside (database and posting folder, kept as they were),
+/// builds it again, and answers as the scan does.
+#[test]
+fn a_damaged_posting_file_is_set_aside_with_its_index_and_rebuilt() {
+    type Damage = fn(&[u8], &mut Rng) -> Vec<u8>;
+    let cases: [(&str, Damage); 3] = [
+        ("cut short", |good, _| good[..good.len() - 7].to_vec()),
+        ("garbage head", |good, rng| [rng.bytes(64), good[64..].to_vec()].concat()),
+        // The first lists (after the 8-byte magic: the one-byte keys, "a" among them) changed,
+        // the length kept.
+        ("lists changed", |good, rng| [&good[..8], &rng.bytes(2000)[..], &good[2008..]].concat()),
+    ];
+    for (what, damage) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let root = corpus(&dir.path().join("corpus"), 10, 600_000);
+        let db = dir.path().join("cache/search.sqlite");
+        {
+            let ix = SearchIndex::open(&root, &db).unwrap();
+            ix.update(|_| {}).unwrap();
+        }
+        let file = posting_files(&db).remove(0);
+        let good = std::fs::read(&file).unwrap();
+        let bad = damage(&good, &mut Rng(seed()));
+        std::fs::write(&file, &bad).unwrap();
+        let ix = SearchIndex::open(&root, &db).unwrap();
+        ix.update(|_| {}).unwrap();
+        // "a" reads the list of its byte.
+        assert_eq!(indexed(&ix, "a role:compaction"), brute_force(&root, &Query::parse("a role:compaction").unwrap()), "{what}");
+        assert_answers(&root, &ix);
+        let d = ix.damage().unwrap_or_else(|| panic!("{what}: the damage is reported"));
+        assert!(d.reason.contains("posting"), "{what}: {}", d.reason);
+        let kept = Path::new(&format!("{}-postings", d.moved_to)).join(file.file_name().unwrap());
+        assert_eq!(std::fs::read(&kept).unwrap(), bad, "{what}: the damaged file is kept as it was");
+        // The new index is whole.
+        drop(ix);
+        let ix = SearchIndex::open(&root, &db).unwrap();
+        assert_answers(&root, &ix);
+        assert!(ix.damage().is_none(), "{what}");
+    }
 }
 
 /// Damage found by a query rather than on open: the index is set aside, built again, and the

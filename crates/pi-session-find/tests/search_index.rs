@@ -153,3 +153,40 @@ fn highlights_cover_the_terms_and_results_group_by_session() {
         }
     }
 }
+
+/// A build paused between batches keeps what it committed; a search meanwhile reads the files
+/// left (and says how many), with the answers of the brute force; resumed, it finishes.
+#[test]
+fn a_paused_build_keeps_what_it_did_and_searches_read_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = corpus(&dir.path().join("corpus"), 200, 1_000_000);
+    let files = pi_session::scan::scan(&root).files.len();
+    assert!(files > 3 * 64, "four batches at least: {files}");
+    let ix = SearchIndex::open(&root, &dir.path().join("cache/search.sqlite")).unwrap();
+    // Paused before it starts: nothing is read.
+    ix.set_paused(true);
+    let st = ix.update(|_| {}).unwrap();
+    assert!(st.paused && st.added == 0, "{st:?}");
+    let r = ix.search("parser", 10_000).unwrap();
+    assert_eq!((r.files_indexed, r.scanned_files), (0, files));
+    assert_same(&root, &ix, &["parser", "role:user migration", "tool:bash", "ok"]);
+    // Paused once its first batch is written (the one read meanwhile is written too): they stay.
+    ix.set_paused(false);
+    let st = ix.update(|p| {
+        if p.done > 0 {
+            ix.set_paused(true);
+        }
+    });
+    let st = st.unwrap();
+    assert!(st.paused && st.added > 0 && st.added < files, "{st:?}");
+    let r = ix.search("parser", 10_000).unwrap();
+    assert_eq!(r.files_indexed + r.scanned_files, files, "{} + {}", r.files_indexed, r.scanned_files);
+    assert!(r.scanned_files > 0);
+    assert_same(&root, &ix, &["parser", "role:user migration", "tool:bash", "ok", "\"edge case\""]);
+    // Resumed: the rest, and nothing read by scanning any more.
+    ix.set_paused(false);
+    let st2 = ix.update(|_| {}).unwrap();
+    assert_eq!(st.added + st2.added, files, "{st2:?}");
+    assert_eq!(ix.search("parser", 10).unwrap().scanned_files, 0);
+    assert_same(&root, &ix, &["parser", "role:user migration", "tool:bash", "ok", "\"edge case\""]);
+}

@@ -172,8 +172,9 @@ commands! {
         Ok(app.open_root(&pi_session::pathstr::decode(&path))?)
     }
 
-    /// The search indexes: files indexed, size on disk, a build in progress; `damaged`: an
-    /// index found damaged, set aside (its `movedTo`) and built again.
+    /// The search indexes: files indexed, size on disk, a build in progress or paused, `off`
+    /// when turned off; `damaged`: an index found damaged, set aside (its `movedTo`) and built
+    /// again.
     [] fn search_index_status(app) -> SearchIndexStatus {
         let ex = app.explorer();
         match app.host() {
@@ -182,8 +183,21 @@ commands! {
         }
     }
 
+    /// Pauses the search index's build (it stops after the batch it is on, keeping what it did;
+    /// searches read the files it has not done) or resumes it.
+    [changes, window] fn set_search_index_paused(app, paused: bool) -> SearchIndexStatus {
+        app.set_search_index_paused(paused)
+    }
+
+    /// Turns the search index on or off (remembered in the data folder). Off, no index is built
+    /// or opened and searches read the files; on again, it builds (incrementally) in the
+    /// background.
+    [changes, window] fn set_search_index_enabled(app, enabled: bool) -> SearchIndexStatus {
+        app.set_search_index_enabled(enabled)
+    }
+
     /// A query over every session (words, phrases, filters), each index brought up to date
-    /// first.
+    /// first (with the index off or paused, the files it lacks are read: `scannedFiles`).
     [] fn search_indexed(app, query: String, limit: u32) -> SearchResults {
         app.find().search(&app.explorer(), &query, limit as usize)
     }

@@ -4,25 +4,25 @@ use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-pub(super) struct Run {
+pub struct Run {
     /// From spawn to the last byte of stdout.
-    pub(super) secs: f64,
+    pub secs: f64,
     /// exit code, or -signal
-    pub(super) status: i32,
-    pub(super) max_rss_kb: u64,
+    pub status: i32,
+    pub max_rss_kb: u64,
     /// User plus system CPU time, from `wait4` (the child and its threads).
-    pub(super) cpu_secs: f64,
-    pub(super) stdout: Vec<u8>,
-    pub(super) stdout_len: u64,
-    pub(super) stderr: Vec<u8>,
+    pub cpu_secs: f64,
+    pub stdout: Vec<u8>,
+    pub stdout_len: u64,
+    pub stderr: Vec<u8>,
 }
 
 impl Run {
-    pub(super) fn ok(&self) -> bool {
+    pub fn ok(&self) -> bool {
         self.status == 0
     }
 
-    pub(super) fn describe_failure(&self) -> String {
+    pub fn describe_failure(&self) -> String {
         let err = String::from_utf8_lossy(&self.stderr);
         // V8's out-of-memory report is followed by a stack dump: show its headline.
         let tail = match err.lines().find(|l| l.contains("FATAL ERROR") || l.contains("out of memory")) {
@@ -39,12 +39,12 @@ impl Run {
 
 /// Runs `cmd`, reading its stdout to the end (kept when `keep`), and reaps it with `wait4`
 /// for its own peak RSS.
-pub(super) fn run(cmd: &mut Command, keep: bool) -> std::io::Result<Run> {
+pub fn run(cmd: &mut Command, keep: bool) -> std::io::Result<Run> {
     run_opts(cmd, keep, false)
 }
 
 /// `oom_first`: should memory run out, the kernel ends this child before anything else.
-pub(super) fn run_opts(cmd: &mut Command, keep: bool, oom_first: bool) -> std::io::Result<Run> {
+pub fn run_opts(cmd: &mut Command, keep: bool, oom_first: bool) -> std::io::Result<Run> {
     cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     // A child's peak RSS counts this process's RSS at fork: give freed memory (an earlier
     // child's parsed output) back first.

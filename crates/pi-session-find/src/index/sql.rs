@@ -1,24 +1,70 @@
-//! The SQL of a query over the index: terms of 3+ characters go to FTS5 (the trigram
-//! tokenizer: a case-insensitive substring match, served by the index), shorter ones through
-//! the trigrams they start, filters on the entries, files and labels tables.
+//! The index's tables, and the SQL of a query without words (filters only).
+//!
+//! * `files`: one row per session file: stamp, how many bytes and lines are indexed, a hash of
+//!   the indexed tail, header fields, name, title;
+//! * `entries`: one row per entry line with an id (not `leaf` lines): id, line, role, type,
+//!   tools, `provider/model`, timestamp, and where the line is in the file (offset, length);
+//! * `blocks`: runs of consecutive entries of one file (about 16 kB of searchable text each),
+//!   the unit of the posting lists;
+//! * `segments`: the posting files (`segment.rs`: per key — an n-gram, a word pair, a tool, see
+//!   [`crate::grams`] — the ids of the blocks holding it) and the blocks each covers; segment
+//!   ids follow block order;
+//! * `labels`: the labels in effect.
+//!
+//! No text is stored: a candidate is checked, and a hit's snippet cut, from the session file
+//! itself at the offset its entry row keeps.
 
-use rusqlite::{params, Connection};
+use rusqlite::{Connection, OptionalExtension};
 
 use crate::query::Query;
 
-/// A term of one or two characters matches no trigram query. Every occurrence of it starts a
-/// trigram of the (padded) text, so the rows holding it are those holding one of the indexed
-/// trigrams that start with it. `None` when there are too many such trigrams for one query
-/// (the term is common: a newest-first scan meets its hits at once).
-fn short_term_trigrams(c: &Connection, term: &str) -> rusqlite::Result<Option<Vec<String>>> {
-    const MAX: usize = 1000;
-    let upper = format!("{term}\u{10FFFF}");
-    let mut st = c.prepare_cached("SELECT term FROM fts_vocab WHERE term >= ?1 AND term < ?2 LIMIT ?3")?;
-    let terms: Vec<String> = st.query_map(params![term, upper, (MAX + 1) as i64], |r| r.get(0))?.collect::<Result<_, _>>()?;
-    Ok((terms.len() <= MAX).then_some(terms))
+pub(super) const SCHEMA_VERSION: i64 = 5;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS files(
+  id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, size INTEGER, mtime_ns INTEGER, ino INTEGER,
+  indexed_bytes INTEGER, indexed_lines INTEGER, tail_hash INTEGER,
+  session_id TEXT, cwd TEXT, parent_session TEXT, name TEXT, title TEXT, modified REAL);
+CREATE TABLE IF NOT EXISTS entries(
+  id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, entry_id TEXT, line INTEGER, role TEXT, kind TEXT,
+  tools TEXT, model TEXT, ts REAL, off INTEGER, len INTEGER);
+CREATE INDEX IF NOT EXISTS entries_file ON entries(file_id, entry_id);
+CREATE INDEX IF NOT EXISTS entries_role ON entries(role);
+CREATE TABLE IF NOT EXISTS labels(file_id INTEGER, entry_id TEXT, text TEXT, PRIMARY KEY(file_id, entry_id));
+CREATE TABLE IF NOT EXISTS blocks(id INTEGER PRIMARY KEY AUTOINCREMENT, file_id INTEGER NOT NULL, first INTEGER NOT NULL, last INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS blocks_file ON blocks(file_id);
+CREATE TABLE IF NOT EXISTS segments(id INTEGER PRIMARY KEY, first_block INTEGER NOT NULL, last_block INTEGER NOT NULL, bytes INTEGER NOT NULL, file TEXT NOT NULL);
+";
+
+/// Opens the database at `db` with the index's settings and schema (an older schema is
+/// dropped: the index is a cache).
+pub(super) fn connect(db: &std::path::Path) -> rusqlite::Result<Connection> {
+    let conn = Connection::open(db)?;
+    // The log file is cut back to 64 MB after each checkpoint (SQLite leaves it at its
+    // largest size otherwise).
+    conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000; PRAGMA journal_size_limit=67108864;")?;
+    let has_meta: bool = conn.query_row("SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'meta'", [], |r| r.get(0))?;
+    let version: Option<String> = if has_meta { conn.query_row("SELECT value FROM meta WHERE key='schema'", [], |r| r.get(0)).optional()? } else { None };
+    if version.as_deref() == Some(&SCHEMA_VERSION.to_string()) {
+        // Nothing written: a process that only reads leaves the files as they were.
+        return Ok(conn);
+    }
+    // Another version (2 kept an FTS5 table): dropped, the index is a cache.
+    conn.execute_batch(
+        "DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS entries; DROP TABLE IF EXISTS labels; DROP TABLE IF EXISTS fts_vocab; DROP TABLE IF EXISTS fts;
+         DROP TABLE IF EXISTS blocks; DROP TABLE IF EXISTS postings; DROP TABLE IF EXISTS segments; DROP TABLE IF EXISTS meta;",
+    )?;
+    if has_meta {
+        // Give the old tables' pages back to the file system.
+        conn.execute_batch("VACUUM")?;
+    }
+    conn.execute_batch(SCHEMA)?;
+    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('schema', ?1)", [SCHEMA_VERSION.to_string()])?;
+    Ok(conn)
 }
 
-fn like_escape(s: &str) -> String {
+pub(super) fn like_escape(s: &str) -> String {
     let mut o = String::from("%");
     for c in s.chars() {
         if matches!(c, '%' | '_' | '\\') {
@@ -30,47 +76,25 @@ fn like_escape(s: &str) -> String {
     o
 }
 
-/// For each term of one or two characters, the trigrams that start with it (or `None`: too many).
-pub(super) fn short_terms(c: &Connection, q: &Query) -> rusqlite::Result<Vec<Option<Vec<String>>>> {
-    q.terms.iter().filter(|t| t.chars().count() < 3).map(|t| short_term_trigrams(c, t)).collect()
+/// The columns every hit query selects (see [`super::lookup::Row`]).
+pub(super) const HIT_COLUMNS: &str = "e.id, e.file_id, e.entry_id, e.line, e.role, e.kind, e.ts, e.off, e.len";
+
+/// The files a query's `cwd:` and `name:` keep, or `None` when it has neither.
+pub(super) fn files_kept(c: &rusqlite::Connection, q: &Query) -> rusqlite::Result<Option<std::collections::HashSet<i64>>> {
+    if q.cwd.is_none() && q.name.is_none() {
+        return Ok(None);
+    }
+    let mut st = c.prepare_cached("SELECT id FROM files WHERE (?1 IS NULL OR lower(cwd) LIKE ?1 ESCAPE '\\') AND (?2 IS NULL OR lower(name) LIKE ?2 ESCAPE '\\')")?;
+    let rows = st.query_map(rusqlite::params![q.cwd.as_deref().map(like_escape), q.name.as_deref().map(like_escape)], |r| r.get::<_, i64>(0))?;
+    Ok(Some(rows.collect::<Result<_, _>>()?))
 }
 
-fn fts_phrase(t: &str) -> String {
-    format!("\"{}\"", t.replace('"', "\"\""))
-}
-
-/// The SQL of a query. Terms of 3+ characters go to FTS5 (trigram: a case-insensitive
-/// substring match, served by the index); shorter ones are a `LIKE` on the matched rows.
-/// `short`: for each term of one or two characters (in order), the trigrams it starts, or `None`.
-pub(super) fn build_sql_in(q: &Query, limit: usize, only_path: Option<&str>, short: &[Option<Vec<String>>]) -> (String, Vec<rusqlite::types::Value>) {
+/// The entry-level conditions of a query (role, tool, model, label, dates, file) over
+/// `entries e JOIN files f`, with their arguments.
+pub(super) fn filters(q: &Query, only_file: Option<i64>) -> (Vec<String>, Vec<rusqlite::types::Value>) {
     use rusqlite::types::Value as V;
     let mut wh: Vec<String> = Vec::new();
     let mut args: Vec<V> = Vec::new();
-    // Terms of 3+ characters are trigram phrases; a short term with few trigrams is the OR of
-    // them (a superset of its rows; the LIKE below keeps the exact ones); a short term with
-    // no trigram at all is in no row.
-    let mut parts: Vec<String> = q.terms.iter().filter(|t| t.chars().count() >= 3).map(|t| fts_phrase(t)).collect();
-    let mut none = false;
-    for tri in short.iter().flatten() {
-        if tri.is_empty() {
-            none = true;
-        } else {
-            parts.push(format!("({})", tri.iter().map(|t| fts_phrase(t)).collect::<Vec<_>>().join(" OR ")));
-        }
-    }
-    let indexed = !parts.is_empty();
-    if indexed {
-        args.push(V::Text(parts.join(" AND ")));
-        wh.push(format!("fts MATCH ?{}", args.len()));
-    }
-    if none {
-        wh.push("0".into());
-    }
-    for t in q.terms.iter().filter(|t| t.chars().count() < 3) {
-        args.push(V::Text(like_escape(t)));
-        let text = if indexed { "fts.text" } else { "(SELECT text FROM fts WHERE fts.rowid = e.id)" };
-        wh.push(format!("{text} LIKE ?{} ESCAPE '\\'", args.len()));
-    }
     let mut push = |cond: &str, v: V, wh: &mut Vec<String>| {
         args.push(v);
         wh.push(cond.replace("?N", &format!("?{}", args.len())));
@@ -84,21 +108,19 @@ pub(super) fn build_sql_in(q: &Query, limit: usize, only_path: Option<&str>, sho
     if let Some(m) = &q.model {
         push("lower(e.model) LIKE ?N ESCAPE '\\'", V::Text(like_escape(m)), &mut wh);
     }
+    // The files first (few), then their entries by index.
     if let Some(c) = &q.cwd {
-        push("lower(f.cwd) LIKE ?N ESCAPE '\\'", V::Text(like_escape(c)), &mut wh);
+        push("e.file_id IN (SELECT id FROM files WHERE lower(cwd) LIKE ?N ESCAPE '\\')", V::Text(like_escape(c)), &mut wh);
     }
     if let Some(n) = &q.name {
-        push("lower(f.name) LIKE ?N ESCAPE '\\'", V::Text(like_escape(n)), &mut wh);
+        push("e.file_id IN (SELECT id FROM files WHERE lower(name) LIKE ?N ESCAPE '\\')", V::Text(like_escape(n)), &mut wh);
     }
-    // Without an indexed term, a label filter drives the query from the (small) labels table.
-    let by_label = !indexed && q.label.is_some();
     if let Some(l) = &q.label {
-        let cond = if by_label {
-            "lower(l.text) LIKE ?N ESCAPE '\\'"
-        } else {
-            "e.id IN (SELECT le.id FROM labels l JOIN entries le ON le.file_id = l.file_id AND le.entry_id = l.entry_id WHERE lower(l.text) LIKE ?N ESCAPE '\\')"
-        };
-        push(cond, V::Text(like_escape(l)), &mut wh);
+        push(
+            "e.entry_id IN (SELECT l.entry_id FROM labels l WHERE l.file_id = e.file_id AND lower(l.text) LIKE ?N ESCAPE '\\')",
+            V::Text(like_escape(l)),
+            &mut wh,
+        );
     }
     if let Some(a) = q.after {
         push("e.ts >= ?N", V::Real(a), &mut wh);
@@ -106,31 +128,29 @@ pub(super) fn build_sql_in(q: &Query, limit: usize, only_path: Option<&str>, sho
     if let Some(b) = q.before {
         push("e.ts < ?N", V::Real(b), &mut wh);
     }
-    if let Some(p) = only_path {
-        push("f.path = ?N", V::Text(p.to_string()), &mut wh);
+    if let Some(id) = only_file {
+        push("e.file_id = ?N", V::Integer(id), &mut wh);
+    }
+    (wh, args)
+}
+
+/// The SQL of a query without words: the entries its filters keep, newest first. A role or a
+/// label drives it from its index or table; otherwise the entries are walked newest first and
+/// the first `limit` kept.
+pub(super) fn filter_only_sql(q: &Query, limit: usize, only_file: Option<i64>, skip: &std::collections::HashSet<i64>) -> (String, Vec<rusqlite::types::Value>) {
+    let (mut wh, args) = filters(q, only_file);
+    if !skip.is_empty() {
+        wh.push(format!("e.file_id NOT IN ({})", skip.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",")));
     }
     let cond = if wh.is_empty() { "1".to_string() } else { wh.join(" AND ") };
-    // With a term of 3+ characters FTS5 drives (its rowids in order); with filters only, the
-    // small entries table does, newest rows first, and the text is fetched for the hits only.
-    let sql = if by_label {
-        // CROSS JOIN keeps this order: the labels, then their entries (by index), then sort.
+    let sql = if q.label.is_some() && q.role.is_none() {
+        // The (small) labels table first, then their entries by index.
         format!(
-            "SELECT f.id, f.path, f.session_id, f.title, f.cwd, e.entry_id, e.line, e.role, e.ts, (SELECT text FROM fts WHERE fts.rowid = e.id)
-             FROM labels l CROSS JOIN entries e ON e.file_id = l.file_id AND e.entry_id = l.entry_id JOIN files f ON f.id = e.file_id
-             WHERE {cond} ORDER BY e.id DESC LIMIT {limit}"
-        )
-    } else if !indexed {
-        format!(
-            "SELECT f.id, f.path, f.session_id, f.title, f.cwd, e.entry_id, e.line, e.role, e.ts, (SELECT text FROM fts WHERE fts.rowid = e.id)
-             FROM entries e JOIN files f ON f.id = e.file_id
-             WHERE {cond} ORDER BY e.id DESC LIMIT {limit}"
+            "SELECT {HIT_COLUMNS} FROM labels l CROSS JOIN entries e ON e.file_id = l.file_id AND e.entry_id = l.entry_id JOIN files f ON f.id = e.file_id
+             WHERE {cond} GROUP BY e.id ORDER BY e.id DESC LIMIT {limit}"
         )
     } else {
-        format!(
-            "SELECT f.id, f.path, f.session_id, f.title, f.cwd, e.entry_id, e.line, e.role, e.ts, fts.text
-             FROM fts JOIN entries e ON e.id = fts.rowid JOIN files f ON f.id = e.file_id
-             WHERE {cond} ORDER BY fts.rowid DESC LIMIT {limit}"
-        )
+        format!("SELECT {HIT_COLUMNS} FROM entries e JOIN files f ON f.id = e.file_id WHERE {cond} ORDER BY e.id DESC LIMIT {limit}")
     };
     (sql, args)
 }

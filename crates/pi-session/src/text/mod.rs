@@ -16,6 +16,6 @@ pub mod tokens;
 
 pub use plain::{content_text, first_text_of_line, fold, line_value, user_text_of_line};
 pub use preview::{message_preview, preview, Preview};
-pub use search::searchable_text;
+pub use search::{searchable_text, searchable_text_of};
 pub use title::title_of;
 pub use tokens::{estimate_context_tokens, estimate_tokens};

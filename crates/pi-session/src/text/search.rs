@@ -9,8 +9,13 @@ use super::plain::{content_text, line_value};
 /// The searchable text of an entry line: message text, tool names and arguments, thinking,
 /// summaries, names, labels, model changes (one rule for the scan and the search index).
 pub fn searchable_text(e: &Entry, line: &str) -> String {
+    searchable_text_of(&e.kind, line)
+}
+
+/// [`searchable_text`] of a line whose entry type is `kind`.
+pub fn searchable_text_of(kind: &Kind, line: &str) -> String {
     let v = line_value(line);
-    match &e.kind {
+    match kind {
         Kind::Message => {
             let m = v.get("message").unwrap_or(&Value::Null);
             let mut t = content_text(m.get("content").unwrap_or(&Value::Null));

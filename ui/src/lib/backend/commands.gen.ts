@@ -43,10 +43,10 @@ import type { WriteResult } from "../bindings/WriteResult";
 export type Args = Record<string, unknown>;
 
 /** Commands after which the backend's state differs (writes, the read-only switch, roots, marks). */
-export const STATE_CHANGING: ReadonlySet<string> = new Set(["navigate", "set_label", "fork_session", "switch_branch", "set_read_only", "fork_slim", "prune_session", "add_root", "remove_root", "set_root_read_only", "open_root", "add_session_tag", "remove_session_tag", "set_session_pinned", "set_session_archived", "export_session", "move_archived_files", "undo_move", "set_aside_organiser"]);
+export const STATE_CHANGING: ReadonlySet<string> = new Set(["navigate", "set_label", "fork_session", "switch_branch", "set_read_only", "fork_slim", "prune_session", "add_root", "remove_root", "set_root_read_only", "open_root", "set_search_index_paused", "set_search_index_enabled", "add_session_tag", "remove_session_tag", "set_session_pinned", "set_session_archived", "export_session", "move_archived_files", "undo_move", "set_aside_organiser"]);
 
 /** Commands of the window only: `pi-session serve` refuses them (`window-only`). */
-export const WINDOW_ONLY: ReadonlySet<string> = new Set(["add_root", "remove_root", "set_root_read_only", "open_root", "add_session_tag", "remove_session_tag", "set_session_pinned", "set_session_archived", "export_session", "move_archived_files", "undo_move", "set_aside_organiser", "resume_in_pi"]);
+export const WINDOW_ONLY: ReadonlySet<string> = new Set(["add_root", "remove_root", "set_root_read_only", "open_root", "set_search_index_paused", "set_search_index_enabled", "add_session_tag", "remove_session_tag", "set_session_pinned", "set_session_archived", "export_session", "move_archived_files", "undo_move", "set_aside_organiser", "resume_in_pi"]);
 
 /** Every command of the backend, typed. */
 export interface CommandApi {
@@ -153,13 +153,25 @@ export interface CommandApi {
    */
   openRoot(path: string): Promise<AppInfo>;
   /**
-   * The search indexes: files indexed, size on disk, a build in progress; `damaged`: an
-   * index found damaged, set aside (its `movedTo`) and built again.
+   * The search indexes: files indexed, size on disk, a build in progress or paused, `off`
+   * when turned off; `damaged`: an index found damaged, set aside (its `movedTo`) and built
+   * again.
    */
   searchIndexStatus(): Promise<SearchIndexStatus>;
   /**
+   * Pauses the search index's build (it stops after the batch it is on, keeping what it did;
+   * searches read the files it has not done) or resumes it.
+   */
+  setSearchIndexPaused(paused: boolean): Promise<SearchIndexStatus>;
+  /**
+   * Turns the search index on or off (remembered in the data folder). Off, no index is built
+   * or opened and searches read the files; on again, it builds (incrementally) in the
+   * background.
+   */
+  setSearchIndexEnabled(enabled: boolean): Promise<SearchIndexStatus>;
+  /**
    * A query over every session (words, phrases, filters), each index brought up to date
-   * first.
+   * first (with the index off or paused, the files it lacks are read: `scannedFiles`).
    */
   searchIndexed(query: string, limit: number): Promise<SearchResults>;
   /** Ids of every entry of one session that a query matches (the bands in the tree). */
@@ -389,15 +401,31 @@ export abstract class Commands implements CommandApi {
     return this.call("open_root", { path });
   }
   /**
-   * The search indexes: files indexed, size on disk, a build in progress; `damaged`: an
-   * index found damaged, set aside (its `movedTo`) and built again.
+   * The search indexes: files indexed, size on disk, a build in progress or paused, `off`
+   * when turned off; `damaged`: an index found damaged, set aside (its `movedTo`) and built
+   * again.
    */
   searchIndexStatus(): Promise<SearchIndexStatus> {
     return this.call("search_index_status", {});
   }
   /**
+   * Pauses the search index's build (it stops after the batch it is on, keeping what it did;
+   * searches read the files it has not done) or resumes it.
+   */
+  setSearchIndexPaused(paused: boolean): Promise<SearchIndexStatus> {
+    return this.call("set_search_index_paused", { paused });
+  }
+  /**
+   * Turns the search index on or off (remembered in the data folder). Off, no index is built
+   * or opened and searches read the files; on again, it builds (incrementally) in the
+   * background.
+   */
+  setSearchIndexEnabled(enabled: boolean): Promise<SearchIndexStatus> {
+    return this.call("set_search_index_enabled", { enabled });
+  }
+  /**
    * A query over every session (words, phrases, filters), each index brought up to date
-   * first.
+   * first (with the index off or paused, the files it lacks are read: `scannedFiles`).
    */
   searchIndexed(query: string, limit: number): Promise<SearchResults> {
     return this.call("search_indexed", { query, limit });

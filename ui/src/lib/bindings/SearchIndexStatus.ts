@@ -5,13 +5,22 @@ import type { SetAside } from "./SetAside";
 /**
  * What the app shows about the index.
  */
-export type SearchIndexStatus = { building: boolean, progress: SearchIndexProgress, filesIndexed: number, bytesOnDisk: bigint, 
+export type SearchIndexStatus = { building: boolean, 
+/**
+ * A build was paused and waits to be resumed.
+ */
+paused: boolean, 
+/**
+ * The index is turned off: searches read the files.
+ */
+off: boolean, progress: SearchIndexProgress, filesIndexed: number, bytesOnDisk: bigint, 
 /**
  * The last update's error, if it failed.
  */
 error: string | null, 
 /**
- * The index was found damaged (SQLite: malformed, not a database, or cut short): the
- * damaged file was set aside (kept, renamed) and the index built again.
+ * The index was found damaged (SQLite: malformed, not a database, or cut short; a posting
+ * list that does not decode): the damaged file was set aside (kept, renamed) and the
+ * index built again.
  */
 damaged: SetAside | null, };

@@ -5,4 +5,9 @@ export type SearchResults = { query: string, sessions: Array<SessionHits>, total
 /**
  * More hits matched than `limit`.
  */
-truncated: boolean, filesIndexed: number, };
+truncated: boolean, filesIndexed: number, 
+/**
+ * Files searched by reading them, not through the index: not indexed yet (a build under
+ * way or paused), changed since, or every file when the index is turned off.
+ */
+scannedFiles: number, };

@@ -3,4 +3,8 @@
 /**
  * What an update did.
  */
-export type UpdateStats = { files: number, added: number, appended: number, reindexed: number, removed: number, unchanged: number, entriesAdded: number, };
+export type UpdateStats = { files: number, added: number, appended: number, reindexed: number, removed: number, unchanged: number, entriesAdded: number, 
+/**
+ * The update stopped early because the index is paused; files are left to do.
+ */
+paused: boolean, };

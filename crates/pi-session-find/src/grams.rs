@@ -1,0 +1,409 @@
+//! The n-grams of the index and their posting lists.
+//!
+//! A *gram* is a window of 1 or 3 bytes of an entry's lowercased searchable text (UTF-8), as a
+//! key `n << 24 | bytes`; each text is taken with a 0 byte after it, so its last two bytes
+//! start a trigram too. A term of 3+ bytes needs all of its trigrams, a term of 2 bytes one of
+//! the 256 trigrams it starts, one byte its unigram: a block of entries holding the term holds
+//! those grams, so the blocks holding a query's grams are a superset of the blocks holding its
+//! terms (each candidate is then checked against the entry's text itself).
+//!
+//! Two words in a row are a key too (`5 << 24 | hash`): the last 3 bytes of the first word (all
+//! of it when shorter) and the first 2 of the second, whatever parts them. A phrase of common
+//! words ("the parser") has only common trigrams, but its word pairs are rare: they keep the
+//! candidates of a phrase near its hits. A word is a run of ASCII letters, digits, `_` and
+//! non-ASCII bytes.
+//!
+//! Tool names are keys too (`4 << 24 | hash`): a `tool:` filter narrows the blocks like a term.
+//!
+//! A posting list is the ascending block ids holding a gram, each written as its difference
+//! from the previous one (the first from 0) in LEB128 varints.
+
+/// The key of the gram `w` (1 to 3 bytes).
+#[inline]
+fn key(w: &[u8]) -> u32 {
+    match *w {
+        [a] => 1 << 24 | a as u32,
+        [a, b] => 2 << 24 | (a as u32) << 8 | b as u32,
+        [a, b, c] => 3 << 24 | (a as u32) << 16 | (b as u32) << 8 | c as u32,
+        _ => unreachable!("grams are 1 to 3 bytes"),
+    }
+}
+
+fn fnv24(parts: &[&[u8]]) -> u32 {
+    let mut h: u32 = 0x811c9dc5;
+    for p in parts {
+        for &b in *p {
+            h ^= b as u32;
+            h = h.wrapping_mul(0x01000193);
+        }
+        h ^= 0xff;
+        h = h.wrapping_mul(0x01000193);
+    }
+    h & 0x00ff_ffff
+}
+
+/// The key standing for "calls or reports tool `name`".
+pub fn tool_key(name: &str) -> u32 {
+    4 << 24 | fnv24(&[name.as_bytes()])
+}
+
+/// The last 3 bytes of a word (all of a shorter one), with their count.
+#[inline]
+fn word_end(w: &[u8]) -> u32 {
+    let n = w.len().min(3);
+    (n as u32) << 24 | w[w.len() - n..].iter().fold(0, |k, &b| k << 8 | b as u32)
+}
+
+/// The first 2 bytes of a word (all of a 1-byte one), with their count.
+#[inline]
+fn word_start(w: &[u8]) -> u32 {
+    let n = w.len().min(2);
+    (n as u32) << 16 | w[..n].iter().fold(0, |k, &b| k << 8 | b as u32)
+}
+
+/// The key of two words in a row: `a` the end of the first ([`word_end`]), `b` the start of
+/// the second ([`word_start`]).
+/// 21 bits: the set of a block's pairs (a bitmap of 256 kB) stays in the core's cache.
+#[inline]
+fn pair_key_of(a: u32, b: u32) -> u32 {
+    let x = ((a as u64) << 32 | b as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    5 << 24 | (x >> 43) as u32
+}
+
+fn pair_key(a: &[u8], b: &[u8]) -> u32 {
+    pair_key_of(word_end(a), word_start(b))
+}
+
+/// Word bytes: ASCII letters and digits, `_`, and every byte of a non-ASCII character.
+const WORD: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        t[i] = b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80;
+        i += 1;
+    }
+    t
+};
+
+#[inline]
+fn is_word(b: u8) -> bool {
+    WORD[b as usize]
+}
+
+/// The words of `t`: (start, end) of each run of word bytes.
+fn words(t: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < t.len() {
+        if !is_word(t[i]) {
+            i += 1;
+            continue;
+        }
+        let s = i;
+        while i < t.len() && is_word(t[i]) {
+            i += 1;
+        }
+        out.push((s, i));
+    }
+    out
+}
+
+/// The word-pair keys a lowercased term needs. Its first word may end a longer word of the text
+/// and its last word may start one, so they give a key only when long enough (3 and 2 bytes)
+/// or bounded by a separator inside the term.
+fn term_pairs(t: &[u8]) -> Vec<u32> {
+    let w = words(t);
+    let mut out = Vec::new();
+    for k in 1..w.len() {
+        let ((s1, e1), (s2, e2)) = (w[k - 1], w[k]);
+        let a_known = e1 - s1 >= 3 || s1 > 0;
+        let b_known = e2 - s2 >= 2 || e2 < t.len();
+        if a_known && b_known {
+            out.push(pair_key(&t[e1.saturating_sub(3).max(s1)..e1], &t[s2..(s2 + 2).min(e2)]));
+        }
+    }
+    out
+}
+
+/// What a block must hold for a lowercased term.
+pub enum Needs {
+    /// Every one of these keys.
+    All(Vec<u32>),
+    /// One of these keys at least (a term of two bytes: the trigrams it starts).
+    Any(Vec<u32>),
+}
+
+/// The grams a lowercased term needs: its trigrams and word pairs, or one of the trigrams a
+/// 2-byte term starts, or its unigram. Nothing for an empty term.
+pub fn term_needs(term: &[u8]) -> Needs {
+    match term.len() {
+        2 => Needs::Any((0..=255u8).map(|c| key(&[term[0], term[1], c])).collect()),
+        _ => Needs::All(term_keys(term)),
+    }
+}
+
+/// The keys a lowercased term of 1 or 3+ bytes needs (sorted, distinct).
+pub fn term_keys(term: &[u8]) -> Vec<u32> {
+    let mut v: Vec<u32> = match term.len() {
+        0 | 2 => Vec::new(),
+        1 => vec![key(term)],
+        _ => term.windows(3).map(key).collect(),
+    };
+    v.extend(term_pairs(term));
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// The distinct grams of a block of texts, gathered with bitmaps that are cleared after each
+/// block (so one set serves a whole file or batch).
+pub struct GramSet {
+    tri: Box<[u64; 1 << 18]>,
+    uni: [u64; 4],
+    pairs: Box<[u64; 1 << 15]>,
+    found: Vec<u32>,
+    bytes: Vec<u32>,
+    tools: Vec<u32>,
+}
+
+impl Default for GramSet {
+    fn default() -> Self {
+        GramSet { tri: vec![0u64; 1 << 18].into_boxed_slice().try_into().unwrap(), uni: [0; 4], pairs: vec![0u64; 1 << 15].into_boxed_slice().try_into().unwrap(), found: Vec::new(), bytes: Vec::new(), tools: Vec::new() }
+    }
+}
+
+impl GramSet {
+    /// Adds the grams of one lowercased text (and of the 0 byte taken after it). Its bytes
+    /// are found again from its trigrams when the block is taken (each byte starts one or is
+    /// the middle of the last), so only the trigrams are looked at here.
+    pub fn add_text(&mut self, t: &[u8]) {
+        let n = t.len();
+        if n < 2 {
+            for &a in t {
+                self.add_byte(a);
+            }
+        } else {
+            let mut k = (t[0] as u32) << 8 | t[1] as u32;
+            for &a in &t[2..] {
+                k = (k << 8 | a as u32) & 0x00ff_ffff;
+                self.mark(k);
+            }
+            self.mark((k << 8) & 0x00ff_ffff);
+        }
+        // Word pairs, in one pass: the current word's first 2 and last 3 bytes kept as it goes.
+        let (mut len, mut head, mut tail) = (0u32, 0u32, 0u32);
+        let mut prev: u32 = 0;
+        for &b in t.iter().chain(std::iter::once(&b' ')) {
+            if is_word(b) {
+                if len < 2 {
+                    head = head << 8 | b as u32;
+                }
+                tail = (tail << 8 | b as u32) & 0x00ff_ffff;
+                len += 1;
+            } else if len > 0 {
+                let start = (len.min(2)) << 16 | head;
+                if prev != 0 {
+                    let k = pair_key_of(prev, start);
+                    let v = k & 0x00ff_ffff;
+                    let (x, bit) = ((v >> 6) as usize & 0x7fff, 1u64 << (v & 63));
+                    if self.pairs[x] & bit == 0 {
+                        self.pairs[x] |= bit;
+                        self.found.push(k);
+                    }
+                }
+                prev = len.min(3) << 24 | tail;
+                (len, head, tail) = (0, 0, 0);
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn mark(&mut self, k: u32) {
+        let (w, bit) = ((k >> 6) as usize & 0x3ffff, 1u64 << (k & 63));
+        let x = self.tri[w];
+        if x & bit == 0 {
+            self.tri[w] = x | bit;
+            self.found.push(3 << 24 | k);
+        }
+    }
+
+    /// Adds a key of another kind (a tool's).
+    pub fn add_key(&mut self, k: u32) {
+        if !self.tools.contains(&k) {
+            self.tools.push(k);
+        }
+    }
+
+    fn add_byte(&mut self, a: u8) {
+        let (w, bit) = (a as usize >> 6, 1u64 << (a & 63));
+        if self.uni[w] & bit == 0 {
+            self.uni[w] |= bit;
+            self.bytes.push(1 << 24 | a as u32);
+        }
+    }
+
+    /// The block's distinct keys (in no order); the set is empty again after.
+    pub fn take(&mut self) -> Vec<u32> {
+        // The bytes of the texts: the first two of each trigram (the pad 0 is not a byte).
+        for i in 0..self.found.len() {
+            let k = self.found[i];
+            if k >> 24 == 3 {
+                self.add_byte((k >> 16) as u8);
+                // The last trigram of a text ends with the pad: its middle is the last byte.
+                if k & 0xff == 0 {
+                    self.add_byte((k >> 8) as u8);
+                }
+            }
+        }
+        self.found.append(&mut self.bytes);
+        self.found.append(&mut self.tools);
+        let out = std::mem::take(&mut self.found);
+        for &k in &out {
+            let v = k & 0x00ff_ffff;
+            match k >> 24 {
+                1 => self.uni[(v >> 6) as usize] = 0,
+                3 => self.tri[(v >> 6) as usize & 0x3ffff] = 0,
+                5 => self.pairs[(v >> 6) as usize & 0x7fff] = 0,
+                _ => {}
+            }
+        }
+        out
+    }
+}
+
+pub fn put_varint(out: &mut Vec<u8>, mut v: u32) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Appends the values of list `b` (ascending, its first value absolute) to `out`, whose last
+/// value is `last` (None: `out` is empty). Fails on a malformed list.
+pub fn decode_into(b: &[u8], out: &mut Vec<u32>) -> Result<(), &'static str> {
+    let mut cur: u32 = 0;
+    let mut v: u32 = 0;
+    let mut shift = 0u32;
+    for &x in b {
+        if shift > 28 {
+            return Err("a varint longer than 5 bytes");
+        }
+        v |= ((x & 0x7f) as u32) << shift;
+        if x & 0x80 == 0 {
+            cur = cur.checked_add(v).ok_or("a block id past 2^32")?;
+            out.push(cur);
+            v = 0;
+            shift = 0;
+        } else {
+            shift += 7;
+        }
+    }
+    if shift != 0 {
+        return Err("a list cut inside a varint");
+    }
+    Ok(())
+}
+
+/// A posting list of ascending ids.
+pub fn encode(ids: &[u32]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(ids.len() + 4);
+    let mut last = 0;
+    for &id in ids {
+        put_varint(&mut out, id - last);
+        last = id;
+    }
+    out
+}
+
+/// The ids in both ascending lists.
+pub fn intersect(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let (small, big) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let mut out = Vec::with_capacity(small.len());
+    if small.len() * 16 < big.len() {
+        // Galloping: a short list against a long one.
+        let mut from = 0;
+        for &x in small {
+            match big[from..].binary_search(&x) {
+                Ok(k) => {
+                    out.push(x);
+                    from += k + 1;
+                }
+                Err(k) => from += k,
+            }
+            if from >= big.len() {
+                break;
+            }
+        }
+        return out;
+    }
+    let (mut i, mut j) = (0, 0);
+    while i < small.len() && j < big.len() {
+        match small[i].cmp(&big[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                out.push(small[i]);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_block_holding_a_term_holds_every_key_of_it() {
+        let mut s = GramSet::default();
+        s.add_text("src/parser.ts café 日本語 ok".as_bytes());
+        let mut keys = s.take();
+        keys.sort_unstable();
+        for t in ["src/parser.ts", "parser", "café", "日本語", "ok", "k", "é", "日", "c/pars", "rc/parser.t", "parser.ts café", "s café 日本語 o", "ts café", "sr", "ts", " o"] {
+            match term_needs(t.as_bytes()) {
+                Needs::All(v) => assert!(v.iter().all(|k| keys.binary_search(k).is_ok()), "{t}"),
+                Needs::Any(v) => assert!(v.iter().any(|k| keys.binary_search(k).is_ok()), "{t}"),
+            }
+        }
+        let Needs::Any(zz) = term_needs(b"zz") else { panic!() };
+        assert!(zz.iter().all(|k| keys.binary_search(k).is_err()));
+        // The set is empty again.
+        assert!(s.take().is_empty());
+        s.add_text(b"ab");
+        let mut keys = s.take();
+        keys.sort_unstable();
+        assert_eq!(keys, vec![1 << 24 | b'a' as u32, 1 << 24 | b'b' as u32, 3 << 24 | (b'a' as u32) << 16 | (b'b' as u32) << 8]);
+        // A phrase's word pairs: present only where the words meet.
+        s.add_text(b"the sparse; ape parser");
+        let mut keys = s.take();
+        keys.sort_unstable();
+        assert!(term_keys(b"the spa").iter().all(|k| keys.binary_search(k).is_ok()));
+        assert!(term_keys(b"e pars").iter().all(|k| keys.binary_search(k).is_ok()));
+        // Every trigram of "the parser" is there, its pair (the, pa) is not.
+        let missing: Vec<u32> = term_keys(b"the parser").into_iter().filter(|k| keys.binary_search(k).is_err()).collect();
+        assert_eq!(missing, term_pairs(b"the parser"));
+        assert_eq!(term_pairs(b"he parser").len(), 0, "a first word of 2 bytes may end a longer word");
+        assert_eq!(term_pairs(b"x he parser").len(), 1, "(he, pa): \"he\" is a whole word");
+        assert_eq!(term_pairs(b"the p").len(), 0, "a last word of 1 byte may start a longer word");
+        assert_eq!(term_pairs(b"the p ").len(), 1);
+    }
+
+    #[test]
+    fn lists_round_trip_and_intersect() {
+        let a = vec![0, 1, 5, 300, 70_000, 4_000_000_000];
+        let mut back = Vec::new();
+        decode_into(&encode(&a), &mut back).unwrap();
+        assert_eq!(back, a);
+        assert!(decode_into(&[0x80], &mut Vec::new()).is_err());
+        assert!(decode_into(&[0xff, 0xff, 0xff, 0xff, 0xff, 0x01], &mut Vec::new()).is_err());
+        let b: Vec<u32> = (0..100_000).step_by(5).collect();
+        assert_eq!(intersect(&a, &b), vec![0, 5, 300, 70_000]);
+        assert_eq!(intersect(&b, &a), vec![0, 5, 300, 70_000]);
+        assert_eq!(intersect(&[1, 2, 3], &[2, 3, 4]), vec![2, 3]);
+    }
+}
+

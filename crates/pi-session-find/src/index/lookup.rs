@@ -1,0 +1,320 @@
+//! A query on the index: the blocks holding every key of its terms (posting lists intersected,
+//! shortest first), newest first; in each, the entries its filters keep, checked against the
+//! terms on the bytes of their lines, read back from the session file.
+
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
+
+use rusqlite::{params_from_iter, Connection, OptionalExtension};
+
+use super::sql::{filter_only_sql, filters, HIT_COLUMNS};
+use super::segment::Segment;
+use super::verify::{checkable, may_hold, Line};
+use crate::grams;
+use crate::query::Query;
+use crate::text;
+use crate::Error;
+
+/// An entry the query matched, with its searchable text (for the snippet).
+pub(super) struct Hit {
+    pub file_id: i64,
+    pub id: String,
+    pub line: u32,
+    pub role: String,
+    pub ts: Option<f64>,
+    pub text: String,
+}
+
+/// One row of [`HIT_COLUMNS`].
+struct Row {
+    file_id: i64,
+    id: String,
+    line: u32,
+    role: String,
+    kind: String,
+    ts: Option<f64>,
+    off: u64,
+    len: u32,
+}
+
+fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
+    Ok(Row {
+        file_id: r.get(1)?,
+        id: r.get::<_, Option<String>>(2)?.unwrap_or_default(),
+        line: r.get::<_, i64>(3)? as u32,
+        role: r.get::<_, Option<String>>(4)?.unwrap_or_default(),
+        kind: r.get::<_, Option<String>>(5)?.unwrap_or_default(),
+        ts: r.get(6)?,
+        off: r.get::<_, i64>(7)? as u64,
+        len: r.get::<_, i64>(8)? as u32,
+    })
+}
+
+/// The session files a query reads, opened once each.
+#[derive(Default)]
+struct Files {
+    open: HashMap<i64, Option<File>>,
+}
+
+impl Files {
+    fn get(&mut self, c: &Connection, db: &std::path::Path, id: i64) -> Result<Option<&File>, Error> {
+        if !self.open.contains_key(&id) {
+            let path: Option<String> = c.query_row("SELECT path FROM files WHERE id = ?1", [id], |r| r.get(0)).optional().map_err(|source| Error::Db { path: db.to_path_buf(), source })?;
+            // A file gone since it was indexed has no hits (the next update drops it).
+            let f = path.and_then(|p| File::open(pi_session::pathstr::decode(&p)).ok());
+            self.open.insert(id, f);
+        }
+        Ok(self.open[&id].as_ref())
+    }
+}
+
+/// Bytes `off..off+len` of `f` (fewer when the file is shorter now).
+fn read_at(f: &File, off: u64, len: usize) -> Vec<u8> {
+    let mut buf = vec![0u8; len];
+    let mut got = 0;
+    while got < len {
+        match read_some(f, &mut buf[got..], off + got as u64) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => got += n,
+        }
+    }
+    buf.truncate(got);
+    buf
+}
+
+#[cfg(unix)]
+fn read_some(f: &File, buf: &mut [u8], off: u64) -> std::io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(f, buf, off)
+}
+
+#[cfg(windows)]
+fn read_some(f: &File, buf: &mut [u8], off: u64) -> std::io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(f, buf, off)
+}
+
+/// The terms, lowercased, and which of them the raw line can answer for.
+struct Terms<'a> {
+    all: &'a [String],
+    checkable: Vec<&'a str>,
+}
+
+impl<'a> Terms<'a> {
+    fn new(q: &'a Query) -> Terms<'a> {
+        Terms { all: &q.terms, checkable: q.terms.iter().map(String::as_str).filter(|t| checkable(t)).collect() }
+    }
+
+    /// The entry's searchable text when it holds every term.
+    fn check(&self, kind: &str, raw: &[u8], lower: &[u8]) -> Option<String> {
+        if !self.checkable.is_empty() {
+            let l = Line::new(lower);
+            if !self.checkable.iter().all(|t| may_hold(t, &l)) {
+                return None;
+            }
+        }
+        let t = text::searchable(&pi_session_format::entry::Kind::parse(kind), &String::from_utf8_lossy(raw));
+        let low = text::lowercase(&t);
+        self.all.iter().all(|term| low.contains(term.as_str())).then_some(t)
+    }
+}
+
+/// What a block must hold for a query: a key, or one of several.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+enum Need {
+    Key(u32),
+    AnyOf(Vec<u32>),
+}
+
+impl Need {
+    fn any_of(&self) -> Vec<u32> {
+        match self {
+            Need::Key(k) => vec![*k],
+            Need::AnyOf(v) => v.clone(),
+        }
+    }
+}
+
+/// Every key the query's terms and tool need.
+fn keys_of(q: &Query) -> Vec<Need> {
+    let mut keys: Vec<Need> = Vec::new();
+    for t in &q.terms {
+        match grams::term_needs(t.as_bytes()) {
+            grams::Needs::All(v) => keys.extend(v.into_iter().map(Need::Key)),
+            grams::Needs::Any(v) => keys.push(Need::AnyOf(v)),
+        }
+    }
+    if let Some(t) = &q.tool {
+        keys.push(Need::Key(grams::tool_key(t)));
+    }
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
+/// The blocks holding every key (a superset of those holding the query): lists read shortest
+/// first; once the candidates are few, a list much longer than them is left out (checking a
+/// few more blocks costs less than reading it). `None` for a key: the union of the lists of
+/// `alternatives` (a term of two bytes: the trigrams it starts).
+fn candidates(c: &Connection, dir: &std::path::Path, keys: &[Need]) -> rusqlite::Result<Vec<u32>> {
+    let segs: Vec<(super::build::SegRow, Segment)> = super::build::segments(c)?.into_iter().map(|r| Segment::open(&dir.join(&r.file), false).map(|s| (r, s))).collect::<Result<_, _>>()?;
+    let io = |e: std::io::Error| super::segment::damaged(dir, &e.to_string());
+    // Per need: where its lists are, and their bytes.
+    // Many keys (a 2-byte term needs 256): the key tables read whole, then bisected in memory.
+    let many = keys.iter().map(|n| n.any_of().len()).sum::<usize>() > 64;
+    let tables: Vec<Vec<(u32, u32, u64, u32)>> = if many { segs.iter().map(|(_, s)| s.table()).collect::<Result<_, _>>().map_err(io)? } else { Vec::new() };
+    let find = |i: usize, k: u32| -> std::io::Result<Option<(u32, u64, u32)>> {
+        match tables.get(i) {
+            Some(t) => Ok(t.binary_search_by_key(&k, |e| e.0).ok().map(|j| (t[j].1, t[j].2, t[j].3))),
+            None => segs[i].1.find(k),
+        }
+    };
+    let mut found: Vec<(u64, Vec<(usize, u32, u64, u32)>)> = Vec::with_capacity(keys.len());
+    for need in keys {
+        let mut at = Vec::new();
+        let mut bytes = 0u64;
+        for k in need.any_of() {
+            for i in 0..segs.len() {
+                if let Some((last, off, len)) = find(i, k).map_err(io)? {
+                    at.push((i, last, off, len));
+                    bytes += len as u64;
+                }
+            }
+        }
+        if at.is_empty() {
+            return Ok(Vec::new());
+        }
+        found.push((bytes, at));
+    }
+    found.sort_by_key(|f| f.0);
+    let mut cands: Option<Vec<u32>> = None;
+    let mut list = Vec::new();
+    for (bytes, at) in found {
+        if let Some(c) = &cands {
+            if c.is_empty() || (bytes as usize) > 64 * c.len() + 65_536 {
+                break;
+            }
+        }
+        list.clear();
+        for &(i, last, off, len) in &at {
+            let from = list.len();
+            grams::decode_into(&segs[i].1.list(off, len).map_err(io)?, &mut list).map_err(|why| super::segment::damaged(dir, why))?;
+            // A list must rise and end at the id its table says.
+            let l = &list[from..];
+            if !l.windows(2).all(|w| w[0] < w[1]) || l.last() != Some(&last) {
+                return Err(super::segment::damaged(&dir.join(&segs[i].0.file), "a posting list that does not match its table"));
+            }
+        }
+        if at.len() > 1 {
+            // Several segments or keys: in block order, once each.
+            list.sort_unstable();
+            list.dedup();
+        }
+        cands = Some(match cands {
+            None => std::mem::take(&mut list),
+            Some(c) => grams::intersect(&c, &list),
+        });
+    }
+    Ok(cands.unwrap_or_default())
+}
+
+/// The hits of `q`, newest first, at most `limit + 1` (one more says there are more), in
+/// the file `only_file` if given, never in the files `skip` (being indexed again).
+pub(super) fn find(c: &Connection, db: &std::path::Path, q: &Query, limit: usize, only_file: Option<i64>, skip: &HashSet<i64>) -> Result<Vec<Hit>, Error> {
+    let dir = super::segment::dir_of(db);
+    let at = |source| Error::Db { path: db.to_path_buf(), source };
+    let mut files = Files::default();
+    let terms = Terms::new(q);
+    let mut hits = Vec::new();
+    if q.terms.is_empty() && q.tool.is_none() {
+        // Filters only: the entries table drives; the text is read for the hits alone.
+        let (sql, args) = filter_only_sql(q, limit + 1, only_file, skip);
+        let mut st = c.prepare_cached(&sql).map_err(at)?;
+        let rows: Vec<Row> = st.query_map(params_from_iter(args.iter()), row).map_err(at)?.collect::<Result<_, _>>().map_err(at)?;
+        for r in rows {
+            if hits.len() > limit {
+                break;
+            }
+            let raw = match files.get(c, db, r.file_id)? {
+                Some(f) => read_at(f, r.off, r.len as usize),
+                None => continue,
+            };
+            let text = text::searchable(&pi_session_format::entry::Kind::parse(&r.kind), &String::from_utf8_lossy(&raw));
+            hits.push(Hit { file_id: r.file_id, id: r.id, line: r.line, role: r.role, ts: r.ts, text });
+        }
+        return Ok(hits);
+    }
+    let cands = candidates(c, &dir, &keys_of(q)).map_err(at)?;
+    if cands.is_empty() {
+        return Ok(hits);
+    }
+    // `cwd:` and `name:` keep files: checked per block here, not per entry in SQL.
+    let kept = super::sql::files_kept(c, q).map_err(at)?;
+    let per_entry = Query { cwd: None, name: None, ..q.clone() };
+    let (wh, mut args) = filters(&per_entry, only_file);
+    let n = args.len();
+    args.push(rusqlite::types::Value::Integer(0));
+    args.push(rusqlite::types::Value::Integer(0));
+    let cond = wh.iter().map(|w| format!(" AND {w}")).collect::<String>();
+    let sql = format!("SELECT {HIT_COLUMNS} FROM entries e JOIN files f ON f.id = e.file_id WHERE e.id BETWEEN ?{} AND ?{}{cond} ORDER BY e.id DESC", n + 1, n + 2);
+    let mut entries = c.prepare_cached(&sql).map_err(at)?;
+    let mut block = c.prepare_cached("SELECT file_id, first, last FROM blocks WHERE id = ?1").map_err(at)?;
+    let mut lower = Vec::new();
+    for &b in cands.iter().rev() {
+        if hits.len() > limit {
+            break;
+        }
+        let Some((fid, first, last)) = block.query_row([b as i64], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))).optional().map_err(at)? else {
+            // A block of a file removed or indexed again since.
+            continue;
+        };
+        if skip.contains(&fid) || only_file.is_some_and(|o| o != fid) || kept.as_ref().is_some_and(|k| !k.contains(&fid)) {
+            continue;
+        }
+        args[n] = rusqlite::types::Value::Integer(first);
+        args[n + 1] = rusqlite::types::Value::Integer(last);
+        let rows: Vec<Row> = entries.query_map(params_from_iter(args.iter()), row).map_err(at)?.collect::<Result<_, _>>().map_err(at)?;
+        if rows.is_empty() {
+            continue;
+        }
+        let Some(f) = files.get(c, db, fid)? else { continue };
+        let lo = rows.iter().map(|r| r.off).min().unwrap_or(0);
+        let hi = rows.iter().map(|r| r.off + r.len as u64).max().unwrap_or(0);
+        let raw = read_at(f, lo, (hi - lo) as usize);
+        lower.clear();
+        lower.extend(raw.iter().map(|b| b.to_ascii_lowercase()));
+        for r in rows {
+            let (a, z) = ((r.off - lo) as usize, (r.off - lo) as usize + r.len as usize);
+            let (Some(line), Some(low)) = (raw.get(a..z), lower.get(a..z)) else { continue };
+            if let Some(text) = terms.check(&r.kind, line, low) {
+                hits.push(Hit { file_id: r.file_id, id: r.id, line: r.line, role: r.role, ts: r.ts, text });
+                if hits.len() > limit {
+                    break;
+                }
+            }
+        }
+    }
+    Ok(hits)
+}
+
+/// Where a file of the index is: its path (as listed) and the fields a hit group shows.
+pub(super) struct FileInfo {
+    pub path: String,
+    pub session_id: Option<String>,
+    pub title: Option<String>,
+    pub cwd: Option<String>,
+}
+
+pub(super) fn file_info(c: &Connection, id: i64) -> rusqlite::Result<Option<FileInfo>> {
+    c.query_row("SELECT path, session_id, title, cwd FROM files WHERE id = ?1", [id], |r| Ok(FileInfo { path: r.get(0)?, session_id: r.get(1)?, title: r.get(2)?, cwd: r.get(3)? })).optional()
+}
+
+/// The file ids of `paths` (as listed), those the index has.
+pub(super) fn ids_of(c: &Connection, paths: &HashSet<String>) -> rusqlite::Result<HashSet<i64>> {
+    let mut st = c.prepare_cached("SELECT id FROM files WHERE path = ?1")?;
+    let mut out = HashSet::new();
+    for p in paths {
+        if let Some(id) = st.query_row([p], |r| r.get::<_, i64>(0)).optional()? {
+            out.insert(id);
+        }
+    }
+    Ok(out)
+}

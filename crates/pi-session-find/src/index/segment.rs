@@ -1,0 +1,244 @@
+//! Posting lists on disk: one file per segment in the folder `<index>-postings` beside the
+//! index's database, written once (temporary name, fsync, rename) and never changed; a merge
+//! writes a new file and the database's `segments` table says which files are current (a file
+//! it does not name is a leftover of an interrupted write, removed on open).
+//!
+//! A file: `PIPOST01`, the lists, the key table (per key, ascending: key u32, last id u32,
+//! offset u64 into the lists, length u32), the number of keys (u32), of list bytes (u64), and a
+//! check (FNV-1a of everything before it, u64). Little-endian; written in one pass (lists as they
+//! come, the table at the end). A file whose length, magic or check does not add up is damage:
+//! the whole index is set aside and built again.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+const MAGIC: &[u8; 8] = b"PIPOST01";
+const TAIL: u64 = 4 + 8 + 8;
+const ENTRY: u64 = 20;
+
+/// Where a segment's lists are read from.
+pub(super) struct Segment {
+    file: File,
+    keys: u64,
+    /// Where the key table starts.
+    table: u64,
+}
+
+/// A posting file that does not add up, as the damage SQLite reports (so the index heals the
+/// same way).
+pub(super) fn damaged(path: &Path, why: &str) -> rusqlite::Error {
+    rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT), Some(format!("posting file {}: {why}", path.display())))
+}
+
+fn fnv(h: &mut u64, bytes: &[u8]) {
+    for &b in bytes {
+        *h ^= b as u64;
+        *h = h.wrapping_mul(0x100000001b3);
+    }
+}
+
+/// The folder of the posting files of the index at `db`.
+pub(super) fn dir_of(db: &Path) -> PathBuf {
+    let mut s = db.as_os_str().to_owned();
+    s.push("-postings");
+    PathBuf::from(s)
+}
+
+/// A segment file being written: lists as they come (ascending keys), the table at the end.
+pub(super) struct Writer {
+    dir: PathBuf,
+    name: String,
+    tmp: PathBuf,
+    out: std::io::BufWriter<File>,
+    h: u64,
+    table: Vec<u8>,
+    off: u64,
+}
+
+impl Writer {
+    pub(super) fn new(dir: &Path, name: &str) -> std::io::Result<Writer> {
+        std::fs::create_dir_all(dir)?;
+        let tmp = dir.join(format!(".{name}.tmp"));
+        let out = std::io::BufWriter::with_capacity(1 << 20, File::create(&tmp)?);
+        let mut w = Writer { dir: dir.to_path_buf(), name: name.to_string(), tmp, out, h: 0xcbf29ce484222325, table: Vec::new(), off: 0 };
+        w.put(MAGIC)?;
+        Ok(w)
+    }
+
+    fn put(&mut self, b: &[u8]) -> std::io::Result<()> {
+        fnv(&mut self.h, b);
+        self.out.write_all(b)
+    }
+
+    /// Adds the list of `key` (keys ascending), its last id `last`.
+    pub(super) fn push(&mut self, key: u32, last: u32, list: &[u8]) -> std::io::Result<()> {
+        self.table.extend_from_slice(&key.to_le_bytes());
+        self.table.extend_from_slice(&last.to_le_bytes());
+        self.table.extend_from_slice(&self.off.to_le_bytes());
+        self.table.extend_from_slice(&(list.len() as u32).to_le_bytes());
+        self.off += list.len() as u64;
+        self.put(list)
+    }
+
+    /// Writes the table and the check, syncs and renames the file into place; returns the list
+    /// bytes.
+    pub(super) fn finish(mut self) -> std::io::Result<u64> {
+        let table = std::mem::take(&mut self.table);
+        self.put(&table)?;
+        self.put(&((table.len() as u64 / ENTRY) as u32).to_le_bytes())?;
+        let off = self.off;
+        self.put(&off.to_le_bytes())?;
+        let h = self.h;
+        self.out.write_all(&h.to_le_bytes())?;
+        let f = self.out.into_inner().map_err(|e| e.into_error())?;
+        f.sync_all()?;
+        drop(f);
+        std::fs::rename(&self.tmp, self.dir.join(&self.name))?;
+        Ok(off)
+    }
+}
+
+/// Writes `lists` (ascending keys: key, last id, list) as the file `name` in `dir`.
+pub(super) fn write(dir: &Path, name: &str, lists: &[(u32, u32, Vec<u8>)]) -> std::io::Result<u64> {
+    let mut w = Writer::new(dir, name)?;
+    for (k, last, l) in lists {
+        w.push(*k, *last, l)?;
+    }
+    w.finish()
+}
+
+fn read_exact_at(f: &File, buf: &mut [u8], off: u64) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::read_exact_at(f, buf, off)
+    }
+    #[cfg(windows)]
+    {
+        let mut got = 0;
+        while got < buf.len() {
+            let n = std::os::windows::fs::FileExt::seek_read(f, &mut buf[got..], off + got as u64)?;
+            if n == 0 {
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
+            }
+            got += n;
+        }
+        Ok(())
+    }
+}
+
+impl Segment {
+    /// Opens a segment's file and checks its length and magic (`full`: its check too, reading
+    /// it whole).
+    pub(super) fn open(path: &Path, full: bool) -> rusqlite::Result<Segment> {
+        let file = File::open(path).map_err(|e| damaged(path, &e.to_string()))?;
+        let len = file.metadata().map_err(|e| damaged(path, &e.to_string()))?.len();
+        let mut magic = [0u8; 8];
+        let mut tail = [0u8; TAIL as usize];
+        if len < 8 + TAIL || read_exact_at(&file, &mut magic, 0).is_err() || read_exact_at(&file, &mut tail, len - TAIL).is_err() {
+            return Err(damaged(path, "shorter than a posting file"));
+        }
+        if &magic != MAGIC {
+            return Err(damaged(path, "not a posting file"));
+        }
+        let keys = u32::from_le_bytes(tail[0..4].try_into().unwrap()) as u64;
+        let bytes = u64::from_le_bytes(tail[4..12].try_into().unwrap());
+        let want = 8u64.checked_add(bytes).and_then(|x| x.checked_add(keys * ENTRY + TAIL));
+        if want != Some(len) {
+            return Err(damaged(path, &format!("{len} bytes where its counts make {want:?}")));
+        }
+        if full {
+            let all = std::fs::read(path).map_err(|e| damaged(path, &e.to_string()))?;
+            let mut h: u64 = 0xcbf29ce484222325;
+            fnv(&mut h, &all[..all.len() - 8]);
+            if h.to_le_bytes()[..] != all[all.len() - 8..] {
+                return Err(damaged(path, "its check does not match its bytes"));
+            }
+        }
+        Ok(Segment { file, keys, table: 8 + bytes })
+    }
+
+    fn entry(&self, i: u64) -> std::io::Result<(u32, u32, u64, u32)> {
+        let mut e = [0u8; ENTRY as usize];
+        read_exact_at(&self.file, &mut e, self.table + i * ENTRY)?;
+        Ok((u32::from_le_bytes(e[0..4].try_into().unwrap()), u32::from_le_bytes(e[4..8].try_into().unwrap()), u64::from_le_bytes(e[8..16].try_into().unwrap()), u32::from_le_bytes(e[16..20].try_into().unwrap())))
+    }
+
+    /// (last id, offset, length) of `key`'s list, found by bisecting the key table.
+    pub(super) fn find(&self, key: u32) -> std::io::Result<Option<(u32, u64, u32)>> {
+        let (mut lo, mut hi) = (0u64, self.keys);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            let (k, last, off, len) = self.entry(mid)?;
+            match k.cmp(&key) {
+                std::cmp::Ordering::Equal => return Ok(Some((last, off, len))),
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+            }
+        }
+        Ok(None)
+    }
+
+    /// The bytes of a list found by [`Segment::find`].
+    pub(super) fn list(&self, off: u64, len: u32) -> std::io::Result<Vec<u8>> {
+        if off + len as u64 > self.table - 8 {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "a list past the lists"));
+        }
+        let mut buf = vec![0u8; len as usize];
+        read_exact_at(&self.file, &mut buf, 8 + off)?;
+        Ok(buf)
+    }
+
+    /// The key table: (key, last id, offset, length), ascending keys.
+    pub(super) fn table(&self) -> std::io::Result<Vec<(u32, u32, u64, u32)>> {
+        let mut t = vec![0u8; (self.keys * ENTRY) as usize];
+        read_exact_at(&self.file, &mut t, self.table)?;
+        Ok(t.chunks(ENTRY as usize).map(|e| (u32::from_le_bytes(e[0..4].try_into().unwrap()), u32::from_le_bytes(e[4..8].try_into().unwrap()), u64::from_le_bytes(e[8..16].try_into().unwrap()), u32::from_le_bytes(e[16..20].try_into().unwrap()))).collect())
+    }
+}
+/// Removes from `dir` the posting files (and temporary files) that `keep` does not name.
+pub(super) fn remove_others(dir: &Path, keep: &[String]) {
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    for e in rd.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let ours = (name.starts_with("seg-") && name.ends_with(".post")) || (name.starts_with(".seg-") && name.ends_with(".tmp"));
+        if ours && !keep.contains(&name) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_segment_file_round_trips_and_its_damage_is_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let lists = vec![(1u32, 9u32, vec![1u8, 8]), (7, 300, vec![0xac, 0x02]), (1 << 24 | 5, 4, vec![4])];
+        write(dir.path(), "seg-1-1.post", &lists).unwrap();
+        let p = dir.path().join("seg-1-1.post");
+        let s = Segment::open(&p, true).unwrap();
+        assert_eq!(s.find(7).unwrap(), Some((300, 2, 2)));
+        assert_eq!(s.list(2, 2).unwrap(), vec![0xac, 0x02]);
+        assert_eq!(s.find(8).unwrap(), None);
+        assert_eq!(s.find(1 << 24 | 5).unwrap(), Some((4, 4, 1)));
+        assert_eq!(s.table().unwrap().len(), 3);
+        let good = std::fs::read(&p).unwrap();
+        let mut bad = good.clone();
+        bad[9] ^= 1;
+        std::fs::write(&p, &bad).unwrap();
+        assert!(Segment::open(&p, false).is_ok(), "the quick check reads the header alone");
+        assert!(crate::damage::is_damage(&Segment::open(&p, true).err().unwrap()));
+        std::fs::write(&p, &good[..good.len() - 1]).unwrap();
+        assert!(crate::damage::is_damage(&Segment::open(&p, false).err().unwrap()));
+        // Leftovers go; named files stay.
+        std::fs::write(dir.path().join(".seg-2-2.post.tmp"), b"x").unwrap();
+        std::fs::write(dir.path().join("seg-3-3.post"), b"x").unwrap();
+        std::fs::write(dir.path().join("notes.txt"), b"x").unwrap();
+        remove_others(dir.path(), &["seg-1-1.post".to_string()]);
+        let mut left: Vec<String> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        left.sort();
+        assert_eq!(left, vec!["notes.txt", "seg-1-1.post"]);
+    }
+}
