@@ -1,4 +1,4 @@
-//! Commands of issue 14: the indexed search, the dashboard, tags/pin/archive and export.
+//! Commands of issue 14: the indexed search, the dashboard, tags/pin/archive (export: export.rs).
 //! The state is built beside the explorer's; the index builds in the background after the
 //! listing and is brought up to date (incrementally) before each query.
 
@@ -226,34 +226,4 @@ pub fn undo_move(state: State<'_, AppState>, find: State<'_, FindState>, batch: 
 #[tauri::command(async)]
 pub fn recent_moves(find: State<'_, FindState>) -> R<Vec<MoveBatch>> {
     Ok(find.organiser()?.recent_moves(5)?)
-}
-
-/// Where exports go: `$PI_EXPLORER_EXPORT_DIR`, else the Downloads folder, else the app's data folder.
-fn export_dir() -> PathBuf {
-    std::env::var_os("PI_EXPLORER_EXPORT_DIR")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(dirs::download_dir)
-        .unwrap_or_else(|| crate::data_dir().join("exports"))
-}
-
-/// Exports a path (`leaf_id`, default the session's leaf) or the whole tree (`tree`) as
-/// `html` or `md` into the export folder; returns the file written.
-#[tauri::command(async)]
-pub fn export_session(state: State<'_, AppState>, path: String, leaf_id: Option<String>, tree: bool, format: String) -> R<pi_session::export::ExportResult> {
-    use pi_session::export::{to_html, to_markdown, write_out, Scope};
-    let real = state.explorer().resolve(&path)?;
-    let s = pi_session::Session::open(&real)?;
-    let scope = if tree { Scope::Tree } else { Scope::Path(s.resolve_leaf(leaf_id.as_deref().map(Some))?) };
-    let (text, ext) = match format.as_str() {
-        "html" => (to_html(&s, scope)?, "html"),
-        "md" => (to_markdown(&s, scope)?, "md"),
-        other => return Err(ApiError { code: pi_session::api::ErrorCode::Invalid, message: format!("unknown export format {other:?} (html or md)") }),
-    };
-    let dir = export_dir();
-    std::fs::create_dir_all(&dir).map_err(|e| ApiError::from(pi_session::Error::io(&dir, e)))?;
-    let stem = real.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "session".into());
-    let out = dir.join(format!("{stem}{}.{ext}", if tree { "-tree" } else { "" }));
-    write_out(&out, &text)?;
-    Ok(pi_session::export::ExportResult { out: out.to_string_lossy().into_owned(), bytes: text.len() as u32 })
 }

@@ -3,6 +3,7 @@
 
 pub mod commands;
 pub mod demo;
+pub mod export;
 pub mod roots;
 pub mod find;
 
@@ -136,7 +137,7 @@ fn explorer_for_root(opts: &Options) -> Explorer {
 
 /// Registers the state and every command on a builder (shared with the mock-runtime tests).
 pub fn with_commands<R: tauri::Runtime>(builder: tauri::Builder<R>, explorer: Arc<Explorer>) -> tauri::Builder<R> {
-    builder.manage(AppState::new(explorer, data_dir())).manage(find::FindState::new()).invoke_handler(tauri::generate_handler![
+    builder.manage(AppState::new(explorer, data_dir())).manage(find::FindState::new()).manage(export::Exports::default()).invoke_handler(tauri::generate_handler![
         commands::app_info,
         commands::list_sessions,
         commands::fork_graph,
@@ -176,7 +177,9 @@ pub fn with_commands<R: tauri::Runtime>(builder: tauri::Builder<R>, explorer: Ar
         find::remove_session_tag,
         find::set_session_pinned,
         find::set_session_archived,
-        find::export_session,
+        export::export_session,
+        export::export_target,
+        export::open_export,
         find::plan_archive_move,
         find::move_archived_files,
         find::undo_move,

@@ -164,7 +164,7 @@ fn read_only_from_the_command_line_cannot_be_switched_off() {
     let err = invoke(&app, "fork_session", json!({"path": path, "id": "u1", "position": "at"})).unwrap_err();
     assert_eq!(err["code"], "read-only-mode");
     let sw = invoke(&app, "switch_branch", json!({"path": path, "toId": "u3"})).unwrap();
-    assert!(sw["write"].is_null() && sw["note"].is_string(), "{sw}");
+    assert!(sw["leafId"].is_string() && sw.get("write").is_none(), "{sw}");
     assert_eq!(std::fs::read(&file).unwrap(), before, "nothing written");
 }
 

@@ -243,10 +243,11 @@ const specs = [
 				assert.ok((await page.locator("[data-testid=hidden-entry]").count()) >= 1, "hidden entries listed");
 				await page.screenshot({ path: join(shots, "context-preview.png") });
 
-				// Read-only: the navigate action does not write.
+				// Read-only: Resume pi here does not write.
 				await selectRow(page, fx.ids.branch1Leaf);
-				const nav = page.locator("[data-testid=action-navigate]");
-				if ((await nav.count()) > 0 && (await nav.isEnabled())) await nav.click();
+				const nav = page.locator("[data-testid=action-resume]");
+				assert.equal(await nav.count(), 1);
+				assert.equal(await nav.isEnabled(), false, "Resume pi here is off in read-only mode");
 				await page.waitForTimeout(300);
 				await page.screenshot({ path: join(shots, "read-only-navigate.png") });
 				assert.deepEqual(problems, [], "no CSP violation or page error");
@@ -257,7 +258,7 @@ const specs = [
 		},
 	},
 	{
-		name: "--allow-writes: Navigate here appends one leaf line, and it survives a reload; a live append shows up",
+		name: "--allow-writes: Resume pi here appends one leaf line, and it survives a reload; a live append shows up",
 		async run({ b, fx }) {
 			const before = readFileSync(fx.ids.sessionA);
 			const n = lines(fx.ids.sessionA).length;
@@ -267,7 +268,8 @@ const specs = [
 				await openSession(page, fx.ids.sessionA);
 				const target = fx.ids.branch1Leaf;
 				await selectRow(page, target);
-				await page.locator("[data-testid=action-navigate]").click();
+				await page.locator("[data-testid=action-resume]").click();
+				await page.locator("[data-testid=resume-ok]").click();
 				await page.locator(`[data-testid=tree-row][data-id=${q(target)}] [data-testid=leaf-pill]`).waitFor();
 				assert.equal(await page.locator("[data-testid=leaf-pill]").count(), 1, "one leaf");
 				const after = readFileSync(fx.ids.sessionA);
@@ -300,7 +302,7 @@ const specs = [
 		},
 	},
 	{
-		name: "--allow-writes: pi mid-line: Navigate is refused with `busy` and nothing is written; Try again writes once the line ends",
+		name: "--allow-writes: pi mid-line: Resume pi here is refused with `busy` and nothing is written; Try again writes once the line ends",
 		async run({ b, fx }) {
 			const srv = await serve(fx.root, ["--allow-writes"]);
 			// pi begins a line and keeps adding to it (a byte every 100 ms) while we write.
@@ -314,7 +316,8 @@ const specs = [
 				const n = lines(fx.ids.sessionA).length;
 				const target = fx.ids.branch1Leaf;
 				await selectRow(page, target);
-				await page.locator("[data-testid=action-navigate]").click();
+				await page.locator("[data-testid=action-resume]").click();
+				await page.locator("[data-testid=resume-ok]").click();
 				// The tree shows the unfinished line as a torn tail: the UI asks first.
 				await page.locator("[data-testid=torn-confirm]").click();
 				const retry = page.locator("[data-testid=busy-retry]");

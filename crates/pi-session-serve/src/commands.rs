@@ -209,6 +209,29 @@ struct Export {
     leaf_id: Option<String>,
     tree: bool,
     format: String,
+    /// Where the window writes it; the browser downloads it instead.
+    #[allow(dead_code)]
+    out: Option<String>,
+    #[allow(dead_code)]
+    replace: Option<bool>,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct ExportTarget {
+    #[allow(dead_code)]
+    path: String,
+    #[allow(dead_code)]
+    tree: bool,
+    #[allow(dead_code)]
+    format: String,
+}
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct OpenExport {
+    #[allow(dead_code)]
+    path: String,
+    #[allow(dead_code)]
+    reveal: bool,
 }
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -404,8 +427,18 @@ pub fn call(ex: &Explorer, find: &Find, command: &str, arguments: Value) -> Resu
             args::<NoArgs>(c, v)?;
             Err(ServeError::WindowOnly(c.into()))
         }
+        // An export is the browser's download: its text, named after the session; nothing is
+        // written on the serving machine.
         "export_session" => {
-            args::<Export>(c, v)?;
+            let a = args::<Export>(c, v)?;
+            ok(ex.export_text(&a.path, a.leaf_id.as_deref(), a.tree, &a.format).map(|x| pi_session::export::ExportResult { out: x.name, bytes: x.text.len() as u32, text: Some(x.text) }))
+        }
+        "export_target" => {
+            args::<ExportTarget>(c, v)?;
+            Err(ServeError::WindowOnly(c.into()))
+        }
+        "open_export" => {
+            args::<OpenExport>(c, v)?;
             Err(ServeError::WindowOnly(c.into()))
         }
         "add_root" => {

@@ -23,7 +23,7 @@ use serde_json::{json, Value};
 
 const ROOT: &str = "/demo/sessions";
 /// Commands after which the state differs (the replay counts them as steps).
-const STATEFUL: &[&str] = &["navigate", "set_label", "fork_session", "switch_branch", "set_read_only"];
+const STATEFUL: &[&str] = &["navigate", "set_label", "fork_session", "set_read_only"];
 
 fn recorded_dir() -> PathBuf {
     repo_root().join("ui/src/lib/backend/recorded")

@@ -12,7 +12,7 @@ use crate::session::FileStamp;
 use crate::summary::{Indexed, SessionSummary};
 
 /// Bumped whenever what a summary holds or how it is computed changes.
-const FORMAT: u32 = 5;
+const FORMAT: u32 = 6;
 
 /// The fork point of a fork, valid while both files are unchanged.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -86,6 +86,7 @@ pub struct SessionRow {
     pub modified: Option<f64>,
     pub entry_count: u32,
     pub message_count: u32,
+    /// Branch points as the default view draws them ([`crate::Session::branch_points`]).
     pub branch_points: u32,
     pub tokens: f64,
     pub cost: f64,
@@ -175,10 +176,15 @@ pub struct TreeMeta {
     pub total_rows: u32,
     /// Number of lanes (columns) the graph needs.
     pub lanes: u32,
+    /// The file's leaf as pi reads it (its last line's; may be a label or leaf line).
     pub leaf_id: Option<String>,
+    /// The entry pi resumes at: the leaf, or the entry above it when the leaf is a bookkeeping
+    /// line (a label line does not move it). What the status bar and the leaf chip show.
+    pub effective_leaf_id: Option<String>,
     /// Row of the leaf in this layout (if visible).
     pub leaf_row: Option<u32>,
     pub entry_count: u32,
+    /// Branch points as the default view draws them ([`crate::Session::branch_points`]).
     pub branch_points: u32,
     pub compactions: u32,
     pub labels: u32,
@@ -301,6 +307,25 @@ pub struct EntryDetail {
     pub diagnostics: Vec<Diagnostic>,
     /// For a user message: forking "before" it is possible (pi's /fork offers both).
     pub can_fork_before: bool,
+    /// What "Resume pi here" on this entry writes and what pi then does (pi's `/tree` rule).
+    pub resume: ResumeAt,
+}
+
+/// Where pi resumes after "Resume pi here" on an entry, by the rule of pi's own `/tree`: on a
+/// user (or custom) message the leaf goes to the message's parent and pi puts the message's text
+/// back in its editor; on any other entry the leaf goes to the entry itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(TS), ts(export))]
+pub struct ResumeAt {
+    /// The entry the `leaf` line names (null: before the first entry).
+    pub target_id: Option<String>,
+    /// pi already resumes there: nothing to write.
+    pub current: bool,
+    /// pi would put the message's text back in its editor (a user or custom message).
+    pub to_editor: bool,
+    /// What pi will do, in one sentence.
+    pub note: String,
 }
 
 /// One message of a context preview.
@@ -549,17 +574,13 @@ pub struct TranscriptPage {
     pub items: Vec<TranscriptItem>,
 }
 
-/// Result of stepping to a sibling branch in the transcript.
+/// Where the view goes when the transcript steps to a sibling branch: shown, never written.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ts", derive(TS), ts(export))]
 pub struct SwitchResult {
-    /// The leaf the view moved to (the newest entry of the sibling's subtree).
-    pub leaf_id: Option<String>,
-    /// The `leaf` line appended, unless read-only.
-    pub write: Option<WriteResult>,
-    /// Set in read-only mode: the switch changed the view only.
-    pub note: Option<String>,
+    /// The view-only leaf (the newest entry of the sibling's subtree).
+    pub leaf_id: String,
 }
 
 /// Pushed to the UI when files under the root change.

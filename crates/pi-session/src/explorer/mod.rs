@@ -5,10 +5,12 @@
 mod audit;
 mod context;
 mod dashboard;
+mod exports;
 mod inspect;
 mod lister;
 mod listing;
 mod multi;
+mod resume;
 mod search;
 mod transcript;
 mod tree_pages;
@@ -25,10 +27,12 @@ use crate::layout::Layout;
 use crate::write::{self, WriteOptions};
 use crate::{Error, Session};
 
-pub use audit::{is_context_message, AuditCompaction, AuditHidden, AuditView, AUDIT_HIDDEN_MAX};
+pub use audit::{is_context_message, AuditCompaction, AuditElsewhere, AuditHidden, AuditView, AUDIT_ELSEWHERE_MAX, AUDIT_HIDDEN_MAX};
+pub use exports::{export_name, ExportText};
 pub use lister::{ProgressSink, Snapshot};
 use lister::Lister;
 pub use listing::title_of;
+pub use resume::resume_at;
 pub use search::searchable_text;
 pub use transcript::newest_in_subtree;
 use tree_pages::LayoutKey;

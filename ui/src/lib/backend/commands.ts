@@ -44,7 +44,7 @@ import type { MoveBatch } from "../bindings/MoveBatch";
 export type Args = Record<string, unknown>;
 
 /** Commands after which the backend's state differs (writes and the read-only switch). */
-export const STATEFUL_COMMANDS: ReadonlySet<string> = new Set(["navigate", "set_label", "fork_session", "switch_branch", "set_read_only", "fork_slim", "prune_session", "add_root", "remove_root", "set_root_read_only", "open_root", "add_session_tag", "remove_session_tag", "set_session_pinned", "set_session_archived", "export_session", "move_archived_files", "undo_move"]);
+export const STATEFUL_COMMANDS: ReadonlySet<string> = new Set(["navigate", "set_label", "fork_session", "set_read_only", "fork_slim", "prune_session", "add_root", "remove_root", "set_root_read_only", "open_root", "add_session_tag", "remove_session_tag", "set_session_pinned", "set_session_archived", "export_session", "move_archived_files", "undo_move"]);
 
 export abstract class CommandBackend implements Backend {
   abstract readonly kind: Backend["kind"];
@@ -157,8 +157,14 @@ export abstract class CommandBackend implements Backend {
   setSessionArchived(sessionId: string, archived: boolean) {
     return this.call<Marks>("set_session_archived", { sessionId, archived });
   }
-  exportSession(path: string, leafId: string | null, tree: boolean, format: "html" | "md") {
-    return this.call<ExportResult>("export_session", { path, leafId, tree, format });
+  exportSession(path: string, leafId: string | null, tree: boolean, format: "html" | "md", out: string | null = null, replace = false) {
+    return this.call<ExportResult>("export_session", { path, leafId, tree, format, out, replace });
+  }
+  exportTarget(path: string, tree: boolean, format: "html" | "md") {
+    return this.call<string>("export_target", { path, tree, format });
+  }
+  openExport(path: string, reveal: boolean) {
+    return this.call<null>("open_export", { path, reveal });
   }
   planArchiveMove() {
     return this.call<MovePlan>("plan_archive_move", {});

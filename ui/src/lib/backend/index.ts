@@ -68,6 +68,7 @@ export interface Backend {
   search(query: string, limit: number): Promise<SearchResult>;
   /** With `leafId`, the path to that entry instead of the session's (a view-only override). */
   transcriptPage(path: string, start: number, count: number, leafId?: string | null): Promise<TranscriptPage>;
+  /** Where the view goes when the transcript steps to sibling `toId` (shown, never written). */
   switchBranch(path: string, toId: string): Promise<SwitchResult>;
   transcriptMarkdown(path: string, ids: string[] | null): Promise<string>;
   setReadOnly(on: boolean): Promise<AppInfo>;
@@ -101,7 +102,15 @@ export interface Backend {
   setSessionPinned(sessionId: string, pinned: boolean): Promise<Marks>;
   setSessionArchived(sessionId: string, archived: boolean): Promise<Marks>;
   /** Writes a path (`leafId`, default the leaf) or the whole tree as `html` or `md` to the export folder. */
-  exportSession(path: string, leafId: string | null, tree: boolean, format: "html" | "md"): Promise<ExportResult>;
+  /**
+   * Exports a path or the whole tree. The window writes it to `out` (default: the export folder;
+   * an existing file only with `replace`); served, the answer carries the text (a download).
+   */
+  exportSession(path: string, leafId: string | null, tree: boolean, format: "html" | "md", out?: string | null, replace?: boolean): Promise<ExportResult>;
+  /** The window: where the save dialog proposes to write an export of `path`. */
+  exportTarget(path: string, tree: boolean, format: "html" | "md"): Promise<string>;
+  /** The window: opens a file it exported, or (`reveal`) its folder. */
+  openExport(path: string, reveal: boolean): Promise<null>;
   /** What moving the archived sessions' files out of their roots would do. */
   planArchiveMove(): Promise<MovePlan>;
   /** Moves those of the planned files in `paths`; recorded, so it can be undone. */

@@ -16,7 +16,11 @@ created: string | null,
 /**
  * Milliseconds since the epoch.
  */
-modified: number | null, entryCount: number, messageCount: number, branchPoints: number, tokens: number, cost: number, size: number, leafId: string | null, 
+modified: number | null, entryCount: number, messageCount: number, 
+/**
+ * Branch points as the default view draws them ([`crate::Session::branch_points`]).
+ */
+branchPoints: number, tokens: number, cost: number, size: number, leafId: string | null, 
 /**
  * Path of the parent session file when this is a fork.
  */

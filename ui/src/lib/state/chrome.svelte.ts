@@ -11,6 +11,14 @@ import { Toasts } from "./toasts.svelte";
 export type CenterTab = "tree" | "forks" | "transcript" | "audit" | "compare" | "dashboard";
 export type InspectorTab = "content" | "context";
 
+/** An export the user asked for: the session, the path's leaf (null: the session's), all branches, the format. */
+export interface ExportAsk {
+  path: string;
+  leafId: string | null;
+  tree: boolean;
+  format: "html" | "md";
+}
+
 /** Widths of the side panes (px): resizable, remembered in this window's storage. */
 export class Panes {
   #side = $state(0);
@@ -61,6 +69,10 @@ export class ChromeState {
   inspectorTab = $state<InspectorTab>("content");
   /** The keyboard help overlay (`?`). */
   helpOpen = $state(false);
+  /** The panel of the lines this window wrote (`H`). */
+  historyOpen = $state(false);
+  /** The export dialog: what to export and where (null: closed). */
+  exportAsk = $state<ExportAsk | null>(null);
 
   /** Give the keyboard focus back to the tree (after a dialog, a toast, a write). */
   readonly focusTree = new Topic();
@@ -68,8 +80,17 @@ export class ChromeState {
   readonly focusFind = new Topic();
   /** Open the inspector's label editor (`l` in the tree). */
   readonly editLabel = new Topic();
+  /** Ask to resume pi at the selected entry (`R`): the inspector confirms, saying what pi will do. */
+  readonly resumeHere = new Topic();
+  /** Move the keyboard focus into the newest toast that offers a choice (`t`, F6). */
+  readonly focusToasts = new Topic();
 
   constructor(readonly backend: Backend) {}
+
+  /** Whether a dialog of the app has the keyboard (the app's own keys wait). */
+  get exportOpen(): boolean {
+    return this.exportAsk !== null;
+  }
 
   /** Read-only mode: nothing is written to the session files. */
   get readOnly(): boolean {
