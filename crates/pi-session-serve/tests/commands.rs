@@ -46,3 +46,25 @@ fn every_window_command_is_served_and_in_the_ui_table() {
     // Unknown arguments are refused, as a typo would otherwise pass silently.
     assert_eq!(call(&ex, &find, "list_sessions", json!({"limt": 3})).unwrap_err().code(), "invalid");
 }
+
+#[test]
+fn an_export_is_answered_as_text_to_download_and_nothing_is_written() {
+    let repo = repo_root();
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("sessions");
+    copy_tree(&repo.join("demo/sessions"), &root);
+    let before = snapshot(&root);
+    let ex = Explorer::new(root.clone(), "flag", true);
+    let find = pi_session_serve::Find::default();
+    let file = pi_session::scan::scan(&root).files.into_iter().map(|f| f.path).find(|p| p.to_string_lossy().contains("2026-03-02T16-05-49-386Z")).unwrap();
+    let r = call(&ex, &find, "export_session", json!({"path": file, "leafId": null, "tree": false, "format": "md"})).unwrap();
+    assert_eq!(r["out"], json!(format!("{}.md", file.file_stem().unwrap().to_string_lossy())));
+    let text = r["text"].as_str().unwrap();
+    assert_eq!(r["bytes"], json!(text.len()));
+    assert!(text.contains("compaction") || text.contains("Compaction"), "the path's compactions: {}", &text[..200.min(text.len())]);
+    assert_eq!(snapshot(&root), before, "nothing written under the root");
+    // Where the window would write, and opening a file, are the window's.
+    assert_eq!(call(&ex, &find, "export_target", json!({"path": file, "tree": false, "format": "md"})).unwrap_err().code(), "window-only");
+    assert_eq!(call(&ex, &find, "open_export", json!({"path": file, "reveal": true})).unwrap_err().code(), "window-only");
+}
+
