@@ -461,9 +461,12 @@ export const uxSpecs = [
 				for (const b of await d.findAll("[data-testid=toast-dismiss]")) await b.click().catch(() => {});
 				await until(async () => (await toastCount(d)) === 0, "no toasts");
 			};
+			// 1280x800, the light theme (an earlier spec of the run may have left the dark one).
 			const size = async (d) => {
 				await d.cmd("POST", "/window/rect", { width: 1280, height: 800 });
 				await sleep(400);
+				const dark = await d.exec("return document.documentElement.getAttribute('data-theme') === 'dark' || document.documentElement.classList.contains('dark')");
+				if (dark) await (await d.find("[data-testid=theme-toggle]")).click();
 			};
 			// A pi 1.6 folder.
 			{
@@ -489,6 +492,7 @@ export const uxSpecs = [
 				await focusTree(d);
 				await chord(d, [CTRL], "z");
 				await d.waitFor("[data-testid=toast-redo]");
+				await clearToasts(d);
 				await focusTree(d);
 				await press(d, "H");
 				await d.waitFor("[data-testid=history-row]");
@@ -501,6 +505,7 @@ export const uxSpecs = [
 				await focusTree(d);
 				await press(d, "m", "c");
 				await d.waitFor("[data-testid=inspector-pair]");
+				await clearToasts(d);
 				await save(d, "ux-4-compare-pair-pi16");
 				await press(d, "1");
 				await clearToasts(d);
