@@ -1,20 +1,19 @@
-//! The desktop shell: starts on the sessions root (or the bundled demo), watches it, and
-//! exposes the core's `Explorer` to the web UI through thin commands.
+//! The desktop shell: starts on the sessions root (or the bundled demo), watches it, and carries
+//! the web UI's calls to the app ([`pi_session_app::service::App`]): one invoke handler for every
+//! command of the command table ([`pi_session_app::commands`]), each checked by Tauri's ACL (a
+//! permission per command, src-tauri/capabilities/default.json) before it runs.
 
-pub mod commands;
 pub mod demo;
-pub mod export;
-pub mod roots;
-pub mod find;
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, RwLock};
-use std::time::Duration;
+use std::sync::Arc;
 
 use clap::Parser;
-use pi_session::explorer::Explorer;
 use pi_session::roots::{RootSpec, Roots};
 use pi_session::scan::resolve_root;
+use pi_session_app::explorer::Explorer;
+use pi_session_app::service::{remembered, App, AppEvent, EventSink};
+use tauri::ipc::{Invoke, InvokeBody, InvokeError, InvokeResponseBody};
 use tauri::{Emitter, Manager};
 
 /// Command-line options of the app.
@@ -49,35 +48,6 @@ pub enum View {
     Tree,
     Forks,
     Transcript,
-}
-
-/// What the commands share: the explorer of the open roots (replaced when another folder is
-/// opened), the watchers of its roots, and where the roots added in the window are remembered.
-pub struct AppState {
-    explorer: RwLock<Arc<Explorer>>,
-    /// The watchers of the explorer's roots, by root folder.
-    watchers: Mutex<Vec<(PathBuf, pi_session::watch::RootWatch)>>,
-    pub data_dir: PathBuf,
-}
-
-impl AppState {
-    pub fn new(explorer: Arc<Explorer>, data_dir: PathBuf) -> AppState {
-        AppState { explorer: RwLock::new(explorer), watchers: Mutex::new(Vec::new()), data_dir }
-    }
-
-    /// The explorer of the open roots.
-    pub fn explorer(&self) -> Arc<Explorer> {
-        self.explorer.read().unwrap().clone()
-    }
-
-    fn replace(&self, explorer: Arc<Explorer>) {
-        *self.explorer.write().unwrap() = explorer;
-    }
-}
-
-/// The file of recently opened roots in the app's data folder.
-pub fn recent_file() -> PathBuf {
-    pi_session::recent::file_in(&data_dir())
 }
 
 /// Where the demo is copied: `$PI_EXPLORER_DATA_DIR`, else the platform data folder.
@@ -125,7 +95,7 @@ fn explorer_for_root(opts: &Options) -> Explorer {
         specs.push(RootSpec { name: pi_session::roots::default_name(&root.path), path: root.path.clone(), read_only: false });
     }
     specs.retain(|s| s.path.is_dir() || s.path == root.path);
-    specs.extend(roots::load(&data_dir()).into_iter().filter(|s| s.path.is_dir()));
+    specs.extend(remembered::load(&data_dir()).into_iter().filter(|s| s.path.is_dir()));
     let all = Roots::new(specs);
     if all.len() > 1 {
         if let Ok(ex) = Explorer::new_multi(all, root.source.as_str(), opts.read_only) {
@@ -135,141 +105,48 @@ fn explorer_for_root(opts: &Options) -> Explorer {
     Explorer::new(root.path, root.source.as_str(), opts.read_only)
 }
 
-/// Registers the state and every command on a builder (shared with the mock-runtime tests).
+/// Registers the app and its one invoke handler on a builder (shared with the mock-runtime
+/// tests).
 pub fn with_commands<R: tauri::Runtime>(builder: tauri::Builder<R>, explorer: Arc<Explorer>) -> tauri::Builder<R> {
-    builder.manage(AppState::new(explorer, data_dir())).manage(find::FindState::new()).manage(export::Exports::default()).invoke_handler(tauri::generate_handler![
-        commands::app_info,
-        commands::list_sessions,
-        commands::fork_graph,
-        commands::tree_page,
-        commands::locate_row,
-        commands::find_in_session,
-        commands::entry_detail,
-        commands::context_view,
-        commands::context_page,
-        commands::hidden_page,
-        commands::audit_view,
-        commands::navigate,
-        commands::set_label,
-        commands::fork_session,
-        commands::search,
-        commands::transcript_page,
-        commands::switch_branch,
-        commands::transcript_markdown,
-        commands::set_read_only,
-        commands::slim_preview,
-        commands::fork_slim,
-        commands::prune_session,
-        commands::compare_branches,
-        commands::add_root,
-        commands::remove_root,
-        commands::set_root_read_only,
-        commands::recent_roots,
-        commands::open_root,
-        // Issue 14: indexed search, dashboard, tags/pin/archive, export.
-        find::search_index_status,
-        find::search_indexed,
-        find::search_hits_in_session,
-        find::dashboard,
-        find::session_marks,
-        find::session_tags,
-        find::add_session_tag,
-        find::remove_session_tag,
-        find::set_session_pinned,
-        find::set_session_archived,
-        export::export_session,
-        export::export_target,
-        export::open_export,
-        find::plan_archive_move,
-        find::move_archived_files,
-        find::undo_move,
-        find::recent_moves,
-        find::select_sessions,
-        find::set_aside_organiser,
-    ])
+    let app = App::window(explorer, data_dir());
+    let handler = app.clone();
+    builder.manage(app).invoke_handler(move |invoke| handle(&handler, invoke))
+}
+
+/// Runs a command of the table on a blocking thread (a large file never freezes the window) and
+/// answers its JSON, or rejects with `{code, message}`. `false`: not a command of ours.
+fn handle<R: tauri::Runtime>(app: &Arc<App>, invoke: Invoke<R>) -> bool {
+    let name = invoke.message.command().to_string();
+    if pi_session_app::commands::find(&name).is_none() {
+        return false;
+    }
+    let args = match invoke.message.payload() {
+        InvokeBody::Json(v) => v.clone(),
+        InvokeBody::Raw(_) => serde_json::Value::Null,
+    };
+    let app = app.clone();
+    invoke.resolver.respond_async_serialized(async move {
+        match tauri::async_runtime::spawn_blocking(move || app.call(&name, args)).await {
+            Ok(Ok(json)) => Ok(InvokeResponseBody::Json(json)),
+            Ok(Err(e)) => Err(InvokeError::from(e)),
+            Err(e) => Err(InvokeError::from(serde_json::json!({ "code": "internal", "message": e.to_string() }))),
+        }
+    });
+    true
+}
+
+/// Events to the window's listeners.
+struct WindowEvents<R: tauri::Runtime>(tauri::AppHandle<R>);
+
+impl<R: tauri::Runtime> EventSink for WindowEvents<R> {
+    fn emit(&self, event: AppEvent) {
+        let _ = self.0.emit(event.name(), &event);
+    }
 }
 
 /// The app's context (config, embedded UI, capabilities), for any runtime.
 pub fn context<R: tauri::Runtime>() -> tauri::Context<R> {
     tauri::generate_context!("tauri.conf.json")
-}
-
-/// Starts serving an explorer: index progress events, the root's watcher, the first listing.
-pub fn start_explorer<R: tauri::Runtime>(handle: &tauri::AppHandle<R>, explorer: Arc<Explorer>) {
-    let progress = handle.clone();
-    explorer.set_progress_sink(Box::new(move |p| {
-        let _ = progress.emit("index-progress", p);
-    }));
-    let handle = handle.clone();
-    // Watch the roots (the other roots' listings are rebuilt on request; their events make the
-    // window ask), then build the listing while the window starts, so the page's first request
-    // finds it ready.
-    let _ = std::thread::Builder::new().name("prepare".into()).spawn(move || {
-        // A new explorer: the previous roots' watchers stop (they served the old one).
-        handle.state::<AppState>().watchers.lock().unwrap().clear();
-        watch_roots(&handle, &explorer);
-        explorer.prepare();
-        // Then the search indexes, in the background (incremental after the first run).
-        handle.state::<find::FindState>().build(&handle, &explorer);
-    });
-}
-
-/// Watches every root of `explorer` that is not watched yet and stops watching roots it no
-/// longer has (after a root is added or removed in the window).
-pub fn watch_roots<R: tauri::Runtime>(handle: &tauri::AppHandle<R>, explorer: &Arc<Explorer>) {
-    let roots: Vec<PathBuf> = explorer.roots().specs().iter().map(|s| s.path.clone()).collect();
-    let state = handle.state::<AppState>();
-    let mut watchers = state.watchers.lock().unwrap();
-    watchers.retain(|(p, _)| roots.contains(p));
-    for (k, root) in roots.iter().enumerate() {
-        if watchers.iter().any(|(p, _)| p == root) {
-            continue;
-        }
-        let watched = explorer.clone();
-        let events = handle.clone();
-        match pi_session::watch::watch_root(root, Duration::from_millis(60), move |ev| {
-            watched.root_changed();
-            let _ = events.emit("root-changed", ev);
-        }) {
-            Ok(w) => {
-                if k == 0 {
-                    explorer.set_watched();
-                }
-                watchers.push((root.clone(), w));
-            }
-            Err(e) => tracing::warn!("cannot watch {}: {e}", root.display()),
-        }
-    }
-}
-
-/// After roots were added or removed in the window: watch the new ones, index them in the
-/// background.
-pub fn roots_changed<R: tauri::Runtime>(handle: &tauri::AppHandle<R>) {
-    let explorer = handle.state::<AppState>().explorer();
-    watch_roots(handle, &explorer);
-    let handle = handle.clone();
-    let _ = std::thread::Builder::new().name("index-roots".into()).spawn(move || {
-        handle.state::<find::FindState>().build(&handle, &explorer);
-    });
-}
-
-/// Opens another sessions root in the running app (the folder picker).
-pub fn open_root<R: tauri::Runtime>(handle: &tauri::AppHandle<R>, path: &std::path::Path) -> Result<pi_session::api::AppInfo, pi_session::Error> {
-    let state = handle.state::<AppState>();
-    let old = state.explorer();
-    let real = std::fs::canonicalize(path).map_err(|e| pi_session::Error::io(path, e))?;
-    if !real.is_dir() {
-        return Err(pi_session::Error::io(path, std::io::Error::new(std::io::ErrorKind::NotADirectory, "not a folder")));
-    }
-    let info = old.app_info();
-    let explorer = Arc::new(Explorer::new(real.clone(), "picked", info.read_only_locked).with_initial_view(info.initial_view.as_str()));
-    explorer.set_read_only(info.read_only);
-    state.replace(explorer.clone());
-    start_explorer(handle, explorer.clone());
-    if let Err(e) = pi_session::recent::remember(&recent_file(), &real) {
-        tracing::warn!("cannot remember the root: {e}");
-    }
-    Ok(explorer.app_info())
 }
 
 pub fn run() {
@@ -278,14 +155,13 @@ pub fn run() {
     let explorer = Arc::new(explorer_for(&opts));
     let root = explorer.root().to_path_buf();
     with_commands(tauri::Builder::default(), explorer)
-        .setup(move |app| {
-            let explorer = app.state::<AppState>().explorer();
-            if !explorer.app_info().demo {
-                if let Err(e) = pi_session::recent::remember(&recent_file(), &root) {
-                    tracing::warn!("cannot remember the root: {e}");
-                }
+        .setup(move |handle| {
+            let app = handle.state::<Arc<App>>().inner().clone();
+            app.set_events(Arc::new(WindowEvents(handle.handle().clone())));
+            if !app.explorer().app_info().demo {
+                app.remember_recent(&root);
             }
-            start_explorer(app.handle(), explorer);
+            app.start(true);
             Ok(())
         })
         .run(context())

@@ -5,8 +5,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pi_session::entry::{classify, Parsed};
-use pi_session::json;
+use pi_session_format::entry::{classify, Parsed};
+use pi_session_format::json;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
@@ -17,30 +17,30 @@ fuzz_target!(|data: &[u8]| {
     if !lone {
         assert_eq!(fixed, text, "replace_lone_surrogates changed a line without lone surrogates");
     }
-    let _ = json::js_trim(text);
-    let _ = json::parse_iso_ms(text);
-    let parsed = json::parse_line(text);
+    let _ = pi_session_format::js::js_trim(text);
+    let _ = pi_session_format::js::parse_iso_ms(text);
+    let parsed = pi_session_format::skeleton::scan_line(text);
     if parsed.is_ok() {
-        assert!(json::parse_line(&fixed).is_ok(), "the repaired line no longer parses");
+        assert!(pi_session_format::skeleton::scan_line(&fixed).is_ok(), "the repaired line no longer parses");
     }
     for t in [text, fixed.as_str()] {
-        let Ok(f) = json::parse_line(t) else { continue };
+        let Ok(f) = pi_session_format::skeleton::scan_line(t) else { continue };
         // classify decodes every field it uses (loosely, as JavaScript would).
         match classify(&f, 1, 0, t.len() as u32) {
             Parsed::Entry(e) => {
-                let _ = pi_session::preview::preview(&e, Some(t));
-                let v = pi_session::preview::line_value(t);
+                let _ = pi_session::text::preview(&e, Some(t));
+                let v = pi_session::text::line_value(t);
                 let mut md = String::new();
-                pi_session::markdown::entry_markdown(&e, &v, &mut md);
+                pi_session::text::markdown::entry_markdown(&e, &v, &mut md);
                 if let Some(m) = v.get("message") {
-                    let _ = pi_session::preview::message_preview(m);
-                    let _ = pi_session::preview::estimate_tokens(m);
+                    let _ = pi_session::text::message_preview(m);
+                    let _ = pi_session::text::estimate_tokens(m);
                 }
             }
             Parsed::Header(h) | Parsed::HeaderV4(h) => {
                 let _ = h.effective_version();
             }
         }
-        let _ = pi_session::view::first_text_of_line(t, 500);
+        let _ = pi_session::text::first_text_of_line(t, 500);
     }
 });

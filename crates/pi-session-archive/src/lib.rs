@@ -124,19 +124,8 @@ impl Manifest {
     /// Temporary file, fsync, rename: a crash keeps the old manifest or the new one.
     fn save(&self, out: &Path) -> Result<(), ArchiveError> {
         let file = out.join(MANIFEST);
-        let tmp = out.join(format!(".{MANIFEST}.tmp-{}", std::process::id()));
         let bytes = serde_json::to_vec_pretty(self).map_err(|e| ArchiveError::Invalid(e.to_string()))?;
-        {
-            use std::io::Write;
-            let mut f = std::fs::File::create(&tmp).map_err(|e| ArchiveError::io(&tmp, e))?;
-            f.write_all(&bytes).map_err(|e| ArchiveError::io(&tmp, e))?;
-            f.sync_all().map_err(|e| ArchiveError::io(&tmp, e))?;
-        }
-        std::fs::rename(&tmp, &file).map_err(|e| ArchiveError::io(&file, e))?;
-        if let Ok(d) = std::fs::File::open(out) {
-            let _ = d.sync_all();
-        }
-        Ok(())
+        pi_session::atomic::replace(&file, &bytes).map_err(|e| ArchiveError::io(&file, e))
     }
 }
 
@@ -169,6 +158,30 @@ fn remove_orphans(dir: &Path, seq: u64) {
     }
 }
 
+/// The lineage of the sources' sessions (docs/format.md, "Forks and spawned sessions"): links
+/// resolved across all of them (a restored or copied folder's parents found by session id),
+/// by path; a prefix copy that the merged listing hides takes the lineage of the copy shown.
+struct Lineage {
+    links: std::collections::HashMap<PathBuf, pi_session::forks::ForkInfo>,
+    alias: std::collections::HashMap<PathBuf, PathBuf>,
+    ids: std::collections::HashMap<PathBuf, String>,
+}
+
+impl Lineage {
+    fn of(sources: &[Source]) -> Lineage {
+        use pi_session::roots::{RootSpec, Roots};
+        let specs = sources.iter().enumerate().map(|(i, s)| RootSpec { name: format!("{i}"), path: s.root.clone(), read_only: true }).collect();
+        let (m, lineage) = pi_session::roots::list_roots(&Roots::new(specs));
+        let ids = m.sessions.iter().filter_map(|s| Some((s.summary.path.clone(), s.summary.id.clone()?))).collect();
+        let links = lineage.links.into_iter().map(|f| (f.path.clone(), f)).collect();
+        Lineage { links, alias: m.alias, ids }
+    }
+
+    fn link(&self, path: &Path) -> Option<&pi_session::forks::ForkInfo> {
+        self.links.get(path).or_else(|| self.links.get(self.alias.get(path)?))
+    }
+}
+
 /// Exports what is new in the sources' session files since the last run.
 pub fn export(opts: &ExportOptions) -> Result<ExportReport, ArchiveError> {
     std::fs::create_dir_all(&opts.out).map_err(|e| ArchiveError::io(&opts.out, e))?;
@@ -191,6 +204,7 @@ pub fn export(opts: &ExportOptions) -> Result<ExportReport, ArchiveError> {
         from: u64,
     }
     let mut todo = Vec::new();
+    let lineage = Lineage::of(&opts.sources);
     for src in &opts.sources {
         let machine = partition_value(&src.machine);
         let found = pi_session::scan::scan(&src.root);
@@ -213,7 +227,9 @@ pub fn export(opts: &ExportOptions) -> Result<ExportReport, ArchiveError> {
         use rayon::prelude::*;
         todo.par_iter()
             .map(|t| {
-                let ctx = rows::FileCtx { machine: &t.src.machine, root: &t.src.root, with_text: opts.with_text, seq, exported_at };
+                let link = lineage.link(&t.path);
+                let parent_id = link.and_then(|f| f.parent_path.as_deref()).and_then(|p| lineage.ids.get(p)).map(String::as_str);
+                let ctx = rows::FileCtx { machine: &t.src.machine, root: &t.src.root, with_text: opts.with_text, seq, exported_at, link, parent_id };
                 rows::file_rows(&t.path, t.from, &ctx)
             })
             .collect()

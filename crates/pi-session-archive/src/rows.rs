@@ -22,12 +22,21 @@ pub const SESSIONS: Columns = &[
     ("modified", Ty::Ts),
     ("leaf_id", Ty::Str),
     ("parent_session", Ty::Str),
+    ("parent_path", Ty::Str),
+    ("parent_id", Ty::Str),
+    ("link_status", Ty::Str),
+    ("kind", Ty::Str),
+    ("fork_point_id", Ty::Str),
+    ("spawned_by", Ty::Str),
+    ("spawned_by_tool_call", Ty::Str),
     ("version", Ty::F64),
     ("entry_count", Ty::I64),
     ("message_count", Ty::I64),
     ("branch_points", Ty::I64),
     ("tokens", Ty::F64),
     ("cost", Ty::F64),
+    ("own_tokens", Ty::F64),
+    ("own_cost", Ty::F64),
     ("size", Ty::I64),
     ("export_seq", Ty::I64),
     ("exported_at", Ty::Ts),
@@ -87,6 +96,10 @@ pub(crate) struct FileCtx<'a> {
     pub with_text: bool,
     pub seq: u64,
     pub exported_at: i64,
+    /// The file's lineage over the exported roots (relinked parents, fork or spawn), and its
+    /// parent's session id.
+    pub link: Option<&'a pi_session::forks::ForkInfo>,
+    pub parent_id: Option<&'a str>,
 }
 
 pub(crate) struct FileRows {
@@ -158,9 +171,10 @@ pub(crate) fn file_rows(path: &Path, from: u64, ctx: &FileCtx<'_>) -> Result<Fil
     let sum = SessionSummary::of(&session, size);
     let ix = &session.index;
     let seq = ctx.seq as i64;
-    let created = sum.timestamp.as_deref().and_then(pi_session::json::parse_iso_ms).and_then(ms);
+    let created = sum.timestamp.as_deref().and_then(pi_session_format::js::parse_iso_ms).and_then(ms);
     let session_month = month_of(created).or_else(|| month_of(sum.modified.and_then(ms))).unwrap_or_else(|| "unknown".into());
     let path_str = path.to_string_lossy().into_owned();
+    let link = ctx.link;
     let session_row = vec![
         s(sum.id.as_deref()),
         Cell::S(Some(path_str.clone())),
@@ -171,12 +185,21 @@ pub(crate) fn file_rows(path: &Path, from: u64, ctx: &FileCtx<'_>) -> Result<Fil
         Cell::T(sum.modified.and_then(ms)),
         s(sum.leaf_id.as_deref()),
         s(sum.parent_session.as_deref()),
+        Cell::S(link.and_then(|f| f.parent_path.as_deref()).map(|p| p.to_string_lossy().into_owned())),
+        s(ctx.parent_id),
+        Cell::S(link.filter(|f| f.parent_session.is_some()).and_then(|f| serde_json::to_value(f.status).ok()).and_then(|v| v.as_str().map(str::to_string))),
+        Cell::S(link.and_then(|f| f.kind).and_then(|k| serde_json::to_value(k).ok()).and_then(|v| v.as_str().map(str::to_string))),
+        s(link.and_then(|f| f.fork_point_id.as_deref())),
+        s(link.and_then(|f| f.spawned_by.as_deref())),
+        s(link.and_then(|f| f.spawned_by_tool_call.as_deref())),
         Cell::F(sum.version),
         Cell::I(Some(sum.entry_count as i64)),
         Cell::I(Some(sum.message_count as i64)),
         Cell::I(Some(sum.branch_points as i64)),
         Cell::F(Some(sum.tokens)),
         Cell::F(Some(sum.cost)),
+        Cell::F(Some(link.map_or(sum.tokens, |f| f.own_tokens))),
+        Cell::F(Some(link.map_or(sum.cost, |f| f.own_cost))),
         Cell::I(Some(size as i64)),
         Cell::I(Some(seq)),
         Cell::T(Some(ctx.exported_at)),

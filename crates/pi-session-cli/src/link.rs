@@ -49,7 +49,7 @@ struct Answered {
 struct Failed {
     pid: u32,
     pi_version: String,
-    error: pi_session::api::ApiError,
+    error: pi_session_app::api::ApiError,
 }
 
 /// Offers the move to every pi on FILE (or the one of `--pid`), all at once; prints a JSON

@@ -4,8 +4,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use pi_session::diag::Severity;
-use pi_session::forks::{fork_graph_cached, ForkStatus};
+use pi_session_format::diag::Severity;
+use pi_session::forks::ForkStatus;
+use pi_session::listing::fork_graph_cached;
 use pi_session::scan::{resolve_root, root_of_file};
 use pi_session::listing::{list, list_with_cache};
 use pi_session::roots::{list_roots, RootSpec, Roots};
@@ -161,6 +162,10 @@ enum Cmd {
         /// Sessions in the per-session figures (the costliest); 0 = 50
         #[arg(long, default_value_t = 20)]
         top: usize,
+        /// Per-session figures by family: a session with its spawned sessions (subagent runs),
+        /// recursively, a fork's copied entries not counted again
+        #[arg(long)]
+        by_family: bool,
         #[arg(long)]
         json: bool,
     },
@@ -250,7 +255,7 @@ fn main() -> ExitCode {
             eprintln!("pi-session: {e}");
             // Another process is writing a line to the file: the same command may be run again
             // (EX_TEMPFAIL).
-            ExitCode::from(if e.error_code() == pi_session::api::ErrorCode::Busy { 75 } else { 1 })
+            ExitCode::from(if matches!(e, pi_session::Error::Busy { .. }) { 75 } else { 1 })
         }
     }
 }
@@ -402,9 +407,16 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
             }
         }
         Cmd::List { root, json } if root.is_multi() => {
-            let (m, _) = list_roots(&root.roots());
+            let (m, lineage) = list_roots(&root.roots());
             if json {
-                print_json(&m)?;
+                #[derive(Serialize)]
+                struct Out<'a> {
+                    roots: &'a [RootSpec],
+                    sessions: Vec<Listed<'a, pi_session::roots::RootedSession>>,
+                    other: &'a [pi_session::listing::PathFinding],
+                }
+                let sessions = m.sessions.iter().zip(&lineage.links).map(|(s, f)| Listed { session: s, lineage: f.list_fields() }).collect();
+                print_json(&Out { roots: &m.roots, sessions, other: &m.other })?;
             } else {
                 let names: Vec<String> = m.roots.iter().map(|r| format!("{}={}", r.name, r.path.display())).collect();
                 println!("{} sessions under {}", m.sessions.len(), names.join(", "));
@@ -420,9 +432,18 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
         Cmd::List { root, json } => {
             let root = root.first();
             let (l, mut cache) = list_with_cache(&root);
+            let lineage = fork_graph_cached(&root, &l.sessions, &mut cache);
             cache.save_if_changed();
             if json {
-                print_json(&l)?;
+                #[derive(Serialize)]
+                struct Out<'a> {
+                    #[serde(with = "pi_session::pathstr::serde_path")]
+                    root: PathBuf,
+                    sessions: Vec<Listed<'a, SessionSummary>>,
+                    other: &'a [pi_session::listing::PathFinding],
+                }
+                let sessions = l.sessions.iter().zip(&lineage.links).map(|(s, f)| Listed { session: s, lineage: f.list_fields() }).collect();
+                print_json(&Out { root: l.root.clone(), sessions, other: &l.other })?;
             } else {
                 println!("{} sessions under {}", l.sessions.len(), root.display());
                 for s in &l.sessions {
@@ -436,13 +457,29 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
         Cmd::Tree { file, within, json, graph } => {
             within.check(&file)?;
             let (s, _) = Session::open_cached(&file)?;
+            let parents_root = match within.sessions_dir.first() {
+                Some(a) => resolve_root(Some(&RootSpec::parse(a).path)).path,
+                None => root_of_file(&file),
+            };
+            let link = s.index.header.as_ref().and_then(|h| h.parent_session.as_ref()).and_then(|_| pi_session::forks::link_of_file(&file, &parents_root));
             if json {
-                print_json(&TreeJson::of(&s))?;
+                #[derive(Serialize)]
+                struct Out<'a> {
+                    #[serde(flatten)]
+                    tree: TreeJson<'a>,
+                    /// The parent link, when the header names a parent.
+                    #[serde(skip_serializing_if = "Option::is_none")]
+                    lineage: Option<pi_session::forks::TreeLink<'a>>,
+                }
+                print_json(&Out { tree: TreeJson::of(&s), lineage: link.as_ref().map(|f| f.tree_link()) })?;
             } else if graph {
-                let layout = pi_session::layout::Layout::build(&s, &pi_session::api::TreeQuery::default());
-                print!("{}", pi_session::layout::ascii(&layout, &[&s]));
+                let layout = pi_session_app::layout::Layout::build(&s, &pi_session_app::api::TreeQuery::default());
+                print!("{}", pi_session_app::layout::ascii(&layout, &[&s]));
                 print_diags(&s.diagnostics());
             } else {
+                if let Some(f) = &link {
+                    println!("{}", link_line(f));
+                }
                 print!("{}", pi_session::view::ascii_tree(&s));
                 print_diags(&s.diagnostics());
             }
@@ -477,23 +514,12 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
             if json {
                 #[derive(Serialize)]
                 struct Out<'a> {
-                    sessions: &'a [pi_session::forks::ForkInfo],
+                    sessions: Vec<&'a pi_session::forks::ForkInfo>,
                 }
-                print_json(&Out { sessions: &forks })?;
+                print_json(&Out { sessions: forks.all().collect() })?;
             } else {
-                for f in forks.iter().filter(|f| f.parent_session.is_some()) {
-                    let status = match f.status {
-                        ForkStatus::Ok => "",
-                        ForkStatus::ParentMissing => "  [parent missing]",
-                        ForkStatus::Cycle => "  [cycle]",
-                    };
-                    println!(
-                        "{} <- {} at {}{}",
-                        f.parent_path.as_deref().map(|p| p.display().to_string()).unwrap_or_default(),
-                        f.path.display(),
-                        f.fork_point_id.as_deref().unwrap_or("?"),
-                        status
-                    );
+                for f in forks.all().filter(|f| f.parent_session.is_some()) {
+                    println!("{}", link_line(f));
                 }
             }
         }
@@ -579,10 +605,10 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
                 println!("{} hits in {} sessions{} ({} files indexed)", r.total_hits, r.sessions.len(), if r.truncated { " (more not shown)" } else { "" }, r.files_indexed);
             }
         }
-        Cmd::Dashboard { root, bucket, top, json } => {
+        Cmd::Dashboard { root, bucket, top, by_family, json } => {
             use pi_session::dashboard::{BucketSize, DashboardQuery};
-            let q = DashboardQuery { bucket: if bucket == "week" { BucketSize::Week } else { BucketSize::Day }, top };
-            let ex = pi_session::explorer::Explorer::new_multi(root.roots(), "flag", true)?;
+            let q = DashboardQuery { bucket: if bucket == "week" { BucketSize::Week } else { BucketSize::Day }, top, by_family: Some(by_family) };
+            let ex = pi_session_app::explorer::Explorer::new_multi(root.roots(), "flag", true)?;
             let d = ex.dashboard(&q);
             if json {
                 print_json(&d)?;
@@ -596,6 +622,10 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
                     for f in figs.iter().take(top.max(1)) {
                         println!("  {:>12.0} tokens  ${:>10.4}  {}", f.tokens, f.cost, f.key);
                     }
+                }
+                println!("by {}:", if by_family { "family (a session and its spawns)" } else { "session" });
+                for u in d.by_session.iter().take(top.max(1)) {
+                    println!("  {:>12.0} tokens  ${:>10.4}  {:>3} sessions  {}", u.tokens, u.cost, u.sessions, u.title);
                 }
                 println!("by {}:", if bucket == "week" { "week" } else { "day" });
                 for f in d.over_time.iter().filter(|f| f.tokens > 0.0) {
@@ -682,8 +712,10 @@ fn check(target: &Path, root: &Path) -> Result<CheckReport, Error> {
         let s = Session::open(target)?;
         let mut diagnostics = s.diagnostics();
         // parentSession: missing or relative (a cycle needs the other files: check the folder).
-        let summary = SessionSummary::of(&s, meta.len());
-        diagnostics.extend(pi_session::forks::fork_diagnostics(root, std::slice::from_ref(&summary)).into_iter().flatten());
+        // Resolved against the root's headers: a parent found by id, a cycle through the folder.
+        if let Some(f) = pi_session::forks::link_of_file(target, root) {
+            diagnostics.extend(pi_session::forks::link_diagnostics(&f));
+        }
         files.push(FileReport { path: target.to_path_buf(), diagnostics });
     }
     let count = |sev| files.iter().flat_map(|f| &f.diagnostics).filter(|d| d.severity == sev).count();
@@ -691,9 +723,41 @@ fn check(target: &Path, root: &Path) -> Result<CheckReport, Error> {
     Ok(CheckReport { files, errors, warnings })
 }
 
+/// A session of `list --json` with its lineage fields.
+#[derive(Serialize)]
+struct Listed<'a, S: Serialize> {
+    #[serde(flatten)]
+    session: &'a S,
+    #[serde(flatten)]
+    lineage: pi_session::forks::ListFields<'a>,
+}
+
+/// `PARENT <- CHILD  fork at ID` / `spawn by ENTRY (tool call C)`, and the status when not ok.
+fn link_line(f: &pi_session::forks::ForkInfo) -> String {
+    use pi_session::forks::LinkKind;
+    let how = match f.kind {
+        Some(LinkKind::Fork) => format!("fork at {}", f.fork_point_id.as_deref().unwrap_or("?")),
+        Some(LinkKind::Spawn) => {
+            let call = f.spawned_by_tool_call.as_deref().map(|c| format!(" (tool call {c})")).unwrap_or_default();
+            format!("spawned by {}{call}{}", f.spawned_by.as_deref().unwrap_or("?"), if f.spawned_by_guess { " (guessed from the time)" } else { "" })
+        }
+        None => "not read".to_string(),
+    };
+    let status = match f.status {
+        ForkStatus::Ok => String::new(),
+        ForkStatus::Relinked => format!("  [relinked: recorded {}]", f.parent_session.as_deref().unwrap_or("")),
+        ForkStatus::ParentMissing => "  [parent missing]".into(),
+        ForkStatus::ParentMismatch => format!("  [recorded path holds another session: {}]", f.stale_path_id.as_deref().unwrap_or("?")),
+        ForkStatus::ParentOutside => "  [parent outside the root]".into(),
+        ForkStatus::Cycle => "  [cycle]".into(),
+        ForkStatus::OutsideRoots => "  [child outside the roots]".into(),
+    };
+    format!("{} <- {}  {how}{status}", f.parent_path.as_deref().map(|p| p.display().to_string()).unwrap_or_default(), f.path.display())
+}
+
 fn summary_line(s: &SessionSummary) -> String {
     let title = s.name.clone().or_else(|| s.first_user_message.clone()).unwrap_or_else(|| "(no messages)".into());
-    let title = pi_session::view::fold(&title, 60);
+    let title = pi_session::text::fold(&title, 60);
     let flag = if s.has_errors() { " !" } else { "" };
     format!(
         "  {}  {:>6} entries  {}  {}{}\n      {}",
@@ -740,9 +804,9 @@ fn print_context(s: &Session, leaf: Leaf, c: &ContextJson) {
         let role = v.get("role").and_then(|r| r.as_str()).unwrap_or("?").to_string();
         let text = match role.as_str() {
             "compactionSummary" | "branchSummary" => v.get("summary").and_then(|s| s.as_str()).unwrap_or("").to_string(),
-            _ => v.get("content").map(pi_session::view::content_text).unwrap_or_default(),
+            _ => v.get("content").map(pi_session::text::content_text).unwrap_or_default(),
         };
-        println!("  {id:>10}  {role:<18} {}", pi_session::view::fold(&text, 90));
+        println!("  {id:>10}  {role:<18} {}", pi_session::text::fold(&text, 90));
     }
     if !c.hidden_entry_ids.is_empty() {
         println!("  hidden by compaction: {} entries", c.hidden_entry_ids.len());

@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use pi_session::entry::{Detail, Kind};
-use pi_session::explorer::searchable_text;
+use pi_session_format::entry::{Detail, Kind};
+use pi_session::text::searchable_text;
 use pi_session::pathstr::encode;
 use pi_session::summary::SessionSummary;
 use pi_session::{Session, SessionIndex};
@@ -197,7 +197,7 @@ struct FileRows {
     path: PathBuf,
     /// `Some(file id)` for an append to an indexed file.
     append_to: Option<i64>,
-    stamp: pi_session::session::FileStamp,
+    stamp: pi_session_format::FileStamp,
     indexed_bytes: u64,
     indexed_lines: u64,
     tail_hash: i64,
@@ -238,7 +238,7 @@ fn tools_of(e: &pi_session::Entry, line: &[u8]) -> String {
         names.push(t.to_string());
     }
     if matches!(e.role(), Some(pi_session::Role::Assistant)) && memchr::memmem::find(line, b"toolCall").is_some() {
-        let v = pi_session::preview::line_value(&String::from_utf8_lossy(line));
+        let v = pi_session::text::line_value(&String::from_utf8_lossy(line));
         for b in v.pointer("/message/content").and_then(|c| c.as_array()).into_iter().flatten() {
             if b.get("type").and_then(|t| t.as_str()) == Some("toolCall") {
                 if let Some(n) = b.get("name").and_then(|n| n.as_str()) {
@@ -286,7 +286,7 @@ enum Plan {
 fn index_file(path: &Path, plan: &Plan) -> Result<FileRows, Error> {
     let bytes = std::fs::read(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
     let meta = std::fs::metadata(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
-    let stamp = pi_session::session::FileStamp::of(&meta);
+    let stamp = pi_session_format::FileStamp::of(&meta);
     // Complete lines only.
     let end = bytes.iter().rposition(|&b| b == b'\n').map(|p| p + 1).unwrap_or(0);
     let hash = tail_hash(&bytes, end);
@@ -639,7 +639,7 @@ fn write_file(tx: &rusqlite::Transaction<'_>, fr: &FileRows) -> rusqlite::Result
                     s.and_then(|s| s.cwd.clone()),
                     s.and_then(|s| s.parent_session.clone()),
                     s.and_then(|s| s.name.clone()),
-                    s.map(pi_session::explorer::title_of),
+                    s.map(pi_session::text::title_of),
                     s.and_then(|s| s.modified),
                 ],
             )?;

@@ -50,26 +50,16 @@ pub enum Error {
 }
 
 impl Error {
-    pub fn error_code(&self) -> pi_session::api::ErrorCode {
-        use pi_session::api::ErrorCode as C;
-        match self {
-            Error::Db { .. } => C::Index,
-            Error::Io { .. } => C::Io,
-            Error::Core(e) => e.error_code(),
-            Error::Invalid(_) => C::Invalid,
-            Error::NoFolder => C::NoFolder,
-            Error::OrganiserDamaged { .. } => C::OrganiserDamaged,
-        }
-    }
-
+    /// The stable machine-readable code (the app's `ErrorCode` carries the same strings).
     pub fn code(&self) -> &'static str {
-        self.error_code().as_str()
-    }
-}
-
-impl From<Error> for pi_session::api::ApiError {
-    fn from(e: Error) -> Self {
-        pi_session::api::ApiError { code: e.error_code(), message: e.to_string() }
+        match self {
+            Error::Db { .. } => "index",
+            Error::Io { .. } => "io",
+            Error::Core(e) => e.code(),
+            Error::Invalid(_) => "invalid",
+            Error::NoFolder => "no-folder",
+            Error::OrganiserDamaged { .. } => "organiser-damaged",
+        }
     }
 }
 

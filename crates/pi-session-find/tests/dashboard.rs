@@ -42,7 +42,7 @@ fn dashboard_figures_equal_the_sum_of_list_figures() {
     assert!(close(jt, lt) && close(jc, lc), "list {lt}/{lc}, files {jt}/{jc}");
 
     for bucket in [BucketSize::Day, BucketSize::Week] {
-        let d = dashboard(&list.sessions, &DashboardQuery { bucket, top: 10_000 });
+        let d = dashboard(&list.sessions, &DashboardQuery { bucket, top: 10_000, ..Default::default() });
         let t = &d.totals;
         assert_eq!(t.sessions, list.sessions.len());
         assert!(close(t.tokens, lt) && close(t.cost, lc), "{bucket:?}: {} / {} vs {lt} / {lc}", t.tokens, t.cost);
@@ -77,7 +77,7 @@ fn dashboard_figures_equal_the_sum_of_list_figures() {
         let total_refs: usize = d.over_time.iter().map(|f| f.sessions.len()).sum();
         assert!(total_refs >= list.sessions.iter().filter(|s| s.cost > 0.0).count());
     }
-    let week = dashboard(&list.sessions, &DashboardQuery { bucket: BucketSize::Week, top: 0 });
-    let day = dashboard(&list.sessions, &DashboardQuery { bucket: BucketSize::Day, top: 0 });
+    let week = dashboard(&list.sessions, &DashboardQuery { bucket: BucketSize::Week, top: 0, ..Default::default() });
+    let day = dashboard(&list.sessions, &DashboardQuery { bucket: BucketSize::Day, top: 0, ..Default::default() });
     assert!(week.over_time.len() < day.over_time.len() || day.over_time.len() <= 1);
 }

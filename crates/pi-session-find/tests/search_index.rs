@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use common::{brute_force, corpus, indexed};
-use pi_session::entry::Kind;
+use pi_session_format::entry::Kind;
 use pi_session::SessionIndex;
 use pi_session_find::{Query, SearchIndex};
 

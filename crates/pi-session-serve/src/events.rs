@@ -8,23 +8,13 @@ use std::time::Duration;
 use axum::extract::State;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use futures_util::stream::Stream;
-use pi_session::api::{IndexProgress, RootChanged};
+use pi_session_app::service::AppEvent;
 use tokio::sync::broadcast;
 
 use crate::Shared;
 
-#[derive(Debug, Clone)]
-pub(crate) enum Event {
-    RootChanged(RootChanged),
-    IndexProgress(IndexProgress),
-}
-
-fn to_sse(e: &Event) -> Option<SseEvent> {
-    let (name, data) = match e {
-        Event::RootChanged(p) => ("root-changed", serde_json::to_string(p)),
-        Event::IndexProgress(p) => ("index-progress", serde_json::to_string(p)),
-    };
-    Some(SseEvent::default().event(name).data(data.ok()?))
+fn to_sse(e: &AppEvent) -> Option<SseEvent> {
+    Some(SseEvent::default().event(e.name()).data(serde_json::to_string(e).ok()?))
 }
 
 pub(crate) async fn stream(State(st): State<Arc<Shared>>) -> Sse<impl Stream<Item = Result<SseEvent, Infallible>>> {

@@ -1,8 +1,9 @@
 //! `pi-session serve`: the explorer's Svelte UI and core over HTTP, so sessions on another
 //! machine (a dev box over SSH) can be browsed in a local browser.
 //!
-//! * one JSON endpoint per command of the window (`POST /api/<command>`, the Tauri command
-//!   names and argument names, the same `{code, message}` errors) — [`commands`];
+//! * one JSON endpoint per command of the app's command table (`POST /api/<command>`, the
+//!   window's command and argument names, the same `{code, message}` errors): the app
+//!   ([`pi_session_app::service::App`]) answers them, as it does the window's — [`calls`];
 //! * live updates (`root-changed`, `index-progress`) as server-sent events on `/api/events`;
 //! * the built UI embedded in the binary — [`assets`];
 //! * secure by default — [`guard`]: the API takes the token only as `Authorization: Bearer`
@@ -12,9 +13,8 @@
 //!   that sheds those which never authenticated first.
 
 pub mod assets;
-pub mod commands;
+mod calls;
 mod conns;
-mod find;
 mod events;
 pub mod guard;
 
@@ -27,13 +27,12 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use pi_session::api::ErrorCode;
-use pi_session::explorer::Explorer;
+use pi_session_app::api::ErrorCode;
+use pi_session_app::explorer::Explorer;
+use pi_session_app::service::{App, AppEvent, EventSink};
 use tokio::sync::{broadcast, oneshot};
 
-pub use commands::call;
 pub use conns::DEFAULT_MAX_CONNECTIONS;
-pub use find::Find;
 
 /// The port `pi-session serve` listens on by default (on 127.0.0.1).
 pub const DEFAULT_PORT: u16 = 8765;
@@ -49,14 +48,8 @@ pub enum ServeError {
     Runtime(std::io::Error),
     #[error("the OS random generator failed: {0}")]
     Random(String),
-    #[error("no command {0:?}")]
-    UnknownCommand(String),
     #[error("invalid arguments for {command}: {message}")]
     BadArgs { command: String, message: String },
-    /// Adding or changing roots opens folders of the serving machine: only its command line
-    /// (`--sessions-dir`) does that, never a browser.
-    #[error("{0}: not over HTTP: the served roots are set by the server's command line, and tags, folders and exports are the window's")]
-    WindowOnly(String),
     /// An error of the core (or of the search index), as the window gets it.
     #[error("{message}")]
     Core { code: ErrorCode, message: String },
@@ -78,9 +71,7 @@ impl ServeError {
     /// The `code` of the `{code, message}` the UI gets.
     pub fn code(&self) -> &str {
         match self {
-            ServeError::UnknownCommand(_) => "not-found",
             ServeError::BadArgs { .. } => "invalid",
-            ServeError::WindowOnly(_) => "window-only",
             ServeError::Core { code, .. } => code.as_str(),
             ServeError::Unauthorized => "unauthorized",
             ServeError::ForbiddenHost => "forbidden-host",
@@ -93,9 +84,8 @@ impl ServeError {
     /// The HTTP status of the answer.
     pub fn status(&self) -> StatusCode {
         match self {
-            ServeError::UnknownCommand(_) => StatusCode::NOT_FOUND,
             ServeError::BadArgs { .. } => StatusCode::BAD_REQUEST,
-            ServeError::WindowOnly(_) | ServeError::ForbiddenHost | ServeError::ForbiddenOrigin(_) => StatusCode::FORBIDDEN,
+            ServeError::ForbiddenHost | ServeError::ForbiddenOrigin(_) => StatusCode::FORBIDDEN,
             ServeError::Unauthorized => StatusCode::UNAUTHORIZED,
             ServeError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ServeError::Core { code, .. } => status_of(*code),
@@ -110,7 +100,7 @@ impl ServeError {
 pub fn status_of(code: ErrorCode) -> StatusCode {
     match code {
         ErrorCode::NotFound | ErrorCode::UnknownId => StatusCode::NOT_FOUND,
-        ErrorCode::OutsideRoot | ErrorCode::ReadOnly | ErrorCode::ReadOnlyMode => StatusCode::FORBIDDEN,
+        ErrorCode::OutsideRoot | ErrorCode::ReadOnly | ErrorCode::ReadOnlyMode | ErrorCode::WindowOnly => StatusCode::FORBIDDEN,
         ErrorCode::Invalid | ErrorCode::InvalidId | ErrorCode::NotAFile => StatusCode::BAD_REQUEST,
         ErrorCode::Busy | ErrorCode::InCycle | ErrorCode::NoCompaction => StatusCode::CONFLICT,
         ErrorCode::Corrupt | ErrorCode::NotRelated => StatusCode::UNPROCESSABLE_ENTITY,
@@ -121,6 +111,13 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
 }
 
 /// `{code, message}` with the status for the code.
+/// An error of the app as the UI sees it (`{code, message}`).
+impl From<pi_session_app::api::ApiError> for ServeError {
+    fn from(e: pi_session_app::api::ApiError) -> ServeError {
+        ServeError::Core { code: e.code, message: e.message }
+    }
+}
+
 impl IntoResponse for ServeError {
     fn into_response(self) -> Response {
         (self.status(), Json(serde_json::json!({ "code": self.code(), "message": self.to_string() }))).into_response()
@@ -177,24 +174,30 @@ impl Config {
 
 /// What the handlers share.
 pub(crate) struct Shared {
-    pub explorer: Arc<Explorer>,
+    pub app: Arc<App>,
     pub token: String,
     /// The bound address: when it is a loopback one, only `localhost`, `127.0.0.1`, `[::1]` or
     /// that address, with its port, are accepted as `Host` (DNS rebinding).
     pub bound: SocketAddr,
-    pub events: broadcast::Sender<events::Event>,
-    /// The served root's full-text index, opened on first use.
-    pub find: Arc<find::Find>,
+    pub events: broadcast::Sender<AppEvent>,
+}
+
+/// The app's events, to every open event stream.
+struct Broadcast(broadcast::Sender<AppEvent>);
+
+impl EventSink for Broadcast {
+    fn emit(&self, event: AppEvent) {
+        let _ = self.0.send(event);
+    }
 }
 
 /// A running server; dropping it does not stop it, [`Server::stop`] does.
 pub struct Server {
     addr: SocketAddr,
     token: String,
-    explorer: Arc<Explorer>,
+    app: Arc<App>,
     shutdown: Option<oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
-    _watch: Option<pi_session::watch::RootWatch>,
 }
 
 impl Server {
@@ -225,34 +228,12 @@ impl Server {
         let limits = conns::Limits::new(cfg.max_connections, cfg.header_timeout);
 
         let (events, _) = broadcast::channel(256);
-        let progress = events.clone();
-        explorer.set_progress_sink(Box::new(move |p| {
-            let _ = progress.send(events::Event::IndexProgress(p));
-        }));
-        let watch = if cfg.watch {
-            let watched = explorer.clone();
-            let changes = events.clone();
-            match pi_session::watch::watch_root(explorer.root(), Duration::from_millis(60), move |ev| {
-                watched.root_changed();
-                let _ = changes.send(events::Event::RootChanged(ev));
-            }) {
-                Ok(w) => {
-                    explorer.set_watched();
-                    Some(w)
-                }
-                Err(e) => {
-                    tracing::warn!("cannot watch {}: {e}", explorer.root().display());
-                    None
-                }
-            }
-        } else {
-            None
-        };
-        let prepare = explorer.clone();
-        let _ = std::thread::Builder::new().name("prepare".into()).spawn(move || prepare.prepare());
-
-        let shared = Arc::new(Shared { explorer: explorer.clone(), token: token.clone(), bound: addr, events, find: Arc::new(find::Find::default()) });
-        let app = router(shared);
+        let app = App::serve(explorer);
+        app.set_events(Arc::new(Broadcast(events.clone())));
+        // Watch the roots (unless told not to) and build the listing while the page loads.
+        app.start(cfg.watch);
+        let shared = Arc::new(Shared { app: app.clone(), token: token.clone(), bound: addr, events });
+        let router = router(shared);
         let (tx, rx) = oneshot::channel::<()>();
         let thread = std::thread::Builder::new()
             .name("serve".into())
@@ -260,14 +241,14 @@ impl Server {
                 rt.block_on(async move {
                     // Not a graceful shutdown: an open event stream never ends by itself.
                     tokio::select! {
-                        _ = conns::serve(listener, app, limits) => {}
+                        _ = conns::serve(listener, router, limits) => {}
                         _ = rx => {}
                     }
                 });
                 rt.shutdown_background();
             })
             .map_err(ServeError::Runtime)?;
-        Ok(Server { addr, token, explorer, shutdown: Some(tx), thread: Some(thread), _watch: watch })
+        Ok(Server { addr, token, app, shutdown: Some(tx), thread: Some(thread) })
     }
 
     pub fn addr(&self) -> SocketAddr {
@@ -278,8 +259,14 @@ impl Server {
         &self.token
     }
 
-    pub fn explorer(&self) -> &Arc<Explorer> {
-        &self.explorer
+    /// The explorer of the served roots.
+    pub fn explorer(&self) -> Arc<Explorer> {
+        self.app.explorer()
+    }
+
+    /// The app the server carries calls to.
+    pub fn app(&self) -> &Arc<App> {
+        &self.app
     }
 
     /// The address to open. The token is in the fragment, which a browser never sends: the
@@ -309,7 +296,7 @@ impl Server {
 fn router(shared: Arc<Shared>) -> Router {
     Router::new()
         .route("/api/events", get(events::stream))
-        .route("/api/{command}", post(commands::handle))
+        .route("/api/{command}", post(calls::handle))
         .fallback(get(assets::handle))
         .layer(axum::middleware::from_fn_with_state(shared.clone(), guard::check))
         .layer(axum::middleware::from_fn(guard::headers))
@@ -323,7 +310,7 @@ mod tests {
     #[test]
     fn only_failures_of_the_serving_machine_are_500() {
         use ErrorCode as C;
-        let all = [C::NotFound, C::Io, C::NotAFile, C::Corrupt, C::UnknownId, C::ReadOnly, C::InCycle, C::Busy, C::OutsideRoot, C::InvalidId, C::ReadOnlyMode, C::NoCompaction, C::NotRelated, C::PiLink, C::Index, C::NoFolder, C::OrganiserDamaged, C::Invalid, C::Internal];
+        let all = [C::NotFound, C::Io, C::NotAFile, C::Corrupt, C::UnknownId, C::ReadOnly, C::InCycle, C::Busy, C::OutsideRoot, C::InvalidId, C::ReadOnlyMode, C::NoCompaction, C::NotRelated, C::PiLink, C::Index, C::NoFolder, C::OrganiserDamaged, C::Invalid, C::WindowOnly, C::Internal];
         let five: Vec<&str> = all.iter().filter(|c| status_of(**c).is_server_error()).map(|c| c.as_str()).collect();
         assert_eq!(five, ["io", "pi-link", "index", "no-folder", "organiser-damaged", "internal"]);
         assert_eq!(status_of(C::NoCompaction), StatusCode::CONFLICT);

@@ -4,7 +4,7 @@
 //! `ui/src/lib/backend/recorded/requests.json` lists, per scenario, the calls the UI tests make
 //! (command and arguments, as the UI sends them, with session paths under `/demo/sessions`).
 //! Each scenario runs in order on a fresh copy of `demo/sessions` with writes allowed, through
-//! the server's own dispatch ([`pi_session_serve::call`]); the answers go to
+//! the server's own dispatch (the app's `call`, as `pi-session serve` holds it); the answers go to
 //! `recorded/<scenario>.json`, which the UI's `RecordedBackend` replays.
 //!
 //!   UPDATE_RECORDED=1 cargo test -p pi-session-serve --test record     # regenerate
@@ -18,12 +18,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use common::*;
-use pi_session::explorer::Explorer;
+use pi_session_app::explorer::Explorer;
 use serde_json::{json, Value};
 
 const ROOT: &str = "/demo/sessions";
 /// Commands after which the state differs (the replay counts them as steps).
-const STATEFUL: &[&str] = &["navigate", "set_label", "fork_session", "set_read_only"];
 
 fn recorded_dir() -> PathBuf {
     repo_root().join("ui/src/lib/backend/recorded")
@@ -72,8 +71,7 @@ fn record(name: &str, calls: &[Value], tmp: &Path) -> Value {
     let root = tmp.join(name).join("sessions");
     copy_tree(&repo_root().join("demo/sessions"), &root);
     let root = root.canonicalize().unwrap();
-    let explorer = Explorer::new(root.clone(), "flag", false);
-    let find = pi_session_serve::Find::default();
+    let app = pi_session_app::service::App::serve(std::sync::Arc::new(Explorer::new(root.clone(), "flag", false)));
     let mut rw = Rewrite { subs: vec![(root.display().to_string(), ROOT.to_string())], numbers: vec![] };
     let mut made = 0u32;
     let mut step = 0u32;
@@ -83,7 +81,7 @@ fn record(name: &str, calls: &[Value], tmp: &Path) -> Value {
         let mut args = c.get("args").cloned().unwrap_or(json!({}));
         rw.reversed().apply(&mut args);
         let before = sizes(&root);
-        let answer = pi_session_serve::call(&explorer, &find, command, args);
+        let answer = app.call(command, args).map(|json| serde_json::from_str::<Value>(&json).unwrap());
         let after = sizes(&root);
         assert_eq!(before.keys().collect::<Vec<_>>(), after.keys().collect::<Vec<_>>(), "{name}: {command} made or removed a file; recordings cover appends only");
         // The lines a write appended: their made-up id and timestamp get placeholders.
@@ -113,13 +111,13 @@ fn record(name: &str, calls: &[Value], tmp: &Path) -> Value {
                 entry["result"] = v;
             }
             Err(e) => {
-                let mut v = json!({ "code": e.code(), "message": e.to_string() });
+                let mut v = json!({ "code": e.code, "message": e.message });
                 rw.apply(&mut v);
                 entry["error"] = v;
             }
         }
         out.push(entry);
-        if STATEFUL.contains(&command) {
+        if pi_session_app::commands::find(command).is_some_and(|c| c.changes_state) {
             step += 1;
         }
     }

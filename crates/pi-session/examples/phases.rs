@@ -43,10 +43,10 @@ fn main() {
     };
     row("line ends (memchr)", &|| files.iter().map(|f| memchr::memchr_iter(b'\n', &f.1).count()).sum());
     row("UTF-8 check (simdutf8)", &|| lines.iter().filter(|l| simdutf8::basic::from_utf8(l).is_ok()).count());
-    row("JSON check (is_json)", &|| texts.iter().filter(|l| pi_session::skeleton::is_json(l)).count());
-    row("JSON check + fields (scan_line)", &|| texts.iter().filter(|l| pi_session::skeleton::scan_line(l).is_ok()).count());
+    row("JSON check (is_json)", &|| texts.iter().filter(|l| pi_session_format::skeleton::is_json(l)).count());
+    row("JSON check + fields (scan_line)", &|| texts.iter().filter(|l| pi_session_format::skeleton::scan_line(l).is_ok()).count());
     row("+ skeleton (classify)", &|| {
-        texts.iter().filter_map(|l| pi_session::skeleton::scan_line(l).ok()).map(|f| std::hint::black_box(pi_session::entry::classify(&f, 1, 0, 0))).count()
+        texts.iter().filter_map(|l| pi_session_format::skeleton::scan_line(l).ok()).map(|f| std::hint::black_box(pi_session_format::entry::classify(&f, 1, 0, 0))).count()
     });
     row("SessionIndex::from_bytes", &|| files.iter().map(|f| SessionIndex::from_bytes(&f.0, &f.1).entries.len()).sum());
     row("+ tree (Session::from_bytes)", &|| files.iter().map(|f| Session::from_bytes(&f.0, &f.1).index.entries.len()).sum());

@@ -14,18 +14,14 @@ use crate::summary::{Indexed, SessionSummary};
 /// Bumped whenever what a summary holds or how it is computed changes.
 const FORMAT: u32 = 6;
 
-/// The fork point of a fork, valid while both files are unchanged.
+/// What comparing a child with its parent found (fork point or spawn site, copied figures),
+/// valid while both files are unchanged.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CachedFork {
     #[serde(with = "crate::pathstr::serde_path")]
     pub parent: PathBuf,
     pub parent_stamp: FileStamp,
-    pub fork_point_id: Option<String>,
-    #[serde(default)]
-    pub fork_point_line: Option<u32>,
-    /// Short text of the fork point entry.
-    #[serde(default)]
-    pub fork_point_preview: Option<String>,
+    pub point: crate::forks::Point,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -77,7 +73,7 @@ impl ListCache {
         }
     }
 
-    /// Writes the cache (temporary file + rename). Failures are ignored: it is only a cache.
+    /// Writes the cache ([`crate::atomic::replace`]). Failures are ignored: it is only a cache.
     pub fn save(&self) {
         let Some(file) = Self::file_for(&self.root) else { return };
         let Some(dir) = file.parent() else { return };
@@ -85,10 +81,7 @@ impl ListCache {
             return;
         }
         let Ok(bytes) = serde_json::to_vec(self) else { return };
-        let tmp = dir.join(format!(".{}.tmp-{}", file.file_name().unwrap_or_default().to_string_lossy(), std::process::id()));
-        if std::fs::write(&tmp, bytes).is_ok() && std::fs::rename(&tmp, &file).is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
+        let _ = crate::atomic::replace(&file, &bytes);
     }
 
     /// Writes the cache when something in it changed (a warm listing writes nothing).

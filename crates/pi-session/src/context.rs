@@ -21,9 +21,9 @@ use std::fs::File;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
+use pi_session_format::entry::{Detail, Kind, Replacement, Role};
+use pi_session_format::json;
 
-use crate::entry::{Detail, Kind, Replacement, Role};
-use crate::json;
 use crate::session::{read_at, SessionIndex};
 use crate::tree::{Leaf, Tree};
 use crate::Error;
@@ -328,7 +328,7 @@ impl<'a> BodyReader<'a> {
         };
         // The index read the first and the last line with content without their surrounding
         // (Unicode) spaces, as pi's `content.trim()` does; a BOM is one of them.
-        let trimmed = text.trim_matches(json::is_js_space);
+        let trimmed = text.trim_matches(pi_session_format::js::is_js_space);
         if trimmed.len() != text.len() {
             text = trimmed.to_owned();
         }
@@ -385,7 +385,7 @@ fn get<'a>(fields: &'a [(String, &'a RawValue)], key: &str) -> Option<&'a RawVal
 
 /// `new Date(timestamp).getTime()` as JSON (`null` for NaN, as `JSON.stringify` writes it).
 fn ts_json(raw: Option<&RawValue>) -> String {
-    let ms = raw.map(|r| json::js_date_ms(&json::Loose::from_raw(r.get()))).unwrap_or(f64::NAN);
+    let ms = raw.map(|r| pi_session_format::js::js_date_ms(&json::Loose::from_raw(r.get()))).unwrap_or(f64::NAN);
     if ms.is_nan() {
         "null".into()
     } else {

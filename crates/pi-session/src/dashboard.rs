@@ -11,6 +11,9 @@
 //!   or left behind. A fork into another file is another session and counts there.
 //! * **Child sessions**: sessions with a `parentSession` (forks and subagents) are counted like
 //!   any other, and their share is shown on its own.
+//! * **Families** (`byFamily` in the query): the per-session figures become one row per family
+//!   (a session and its spawns, recursively; docs/format.md, "Family"), keyed by its head, with
+//!   the family's figures: a fork's copied entries are not counted again there.
 
 use std::collections::BTreeMap;
 
@@ -36,6 +39,11 @@ pub struct DashboardQuery {
     pub bucket: BucketSize,
     /// Sessions shown per session chart (the biggest by cost); 0 = 50.
     pub top: usize,
+    /// The per-session figures by family: one row per family head, with the figures of the
+    /// session and its spawns (a fork's copied entries left out). Absent: by session.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub by_family: Option<bool>,
 }
 
 /// Tokens and cost, and the sessions behind them.
@@ -62,6 +70,8 @@ pub struct SessionUsage {
     pub cost: f64,
     pub abandoned_tokens: f64,
     pub abandoned_cost: f64,
+    /// Sessions in the row: 1, or the family's size when grouped by family.
+    pub sessions: u32,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -132,9 +142,10 @@ fn part_of(sum: &SessionSummary, bucket: BucketSize) -> Option<Part> {
     let fallback = sum.modified.unwrap_or(0.0);
     let mut u = SessionUsage {
         path: crate::pathstr::encode(&sum.path),
-        title: crate::explorer::title_of(sum),
+        title: crate::text::title_of(sum),
         cwd: sum.cwd.clone(),
         parent_session: sum.parent_session.clone(),
+        sessions: 1,
         ..Default::default()
     };
     let mut cells: BTreeMap<(i64, String), (f64, f64)> = BTreeMap::new();
@@ -147,7 +158,7 @@ fn part_of(sum: &SessionSummary, bucket: BucketSize) -> Option<Part> {
             u.abandoned_cost += us.cost;
         }
         let t = match &e.detail {
-            crate::entry::Detail::Message { msg_ts: Some(t), .. } if !t.is_nan() => *t,
+            pi_session_format::entry::Detail::Message { msg_ts: Some(t), .. } if !t.is_nan() => *t,
             _ if !e.ts.is_nan() => e.ts,
             _ => fallback,
         };
@@ -174,9 +185,18 @@ fn by_cost(map: BTreeMap<String, Figure>) -> Vec<Figure> {
     v
 }
 
-/// The dashboard of the listed sessions (files are read on all cores).
+/// The dashboard of the listed sessions (files are read on all cores), without their lineage:
+/// each session is a family of its own.
 pub fn dashboard(sessions: &[SessionSummary], q: &DashboardQuery) -> Dashboard {
-    let parts: Vec<Part> = sessions.par_iter().filter_map(|s| part_of(s, q.bucket)).collect();
+    dashboard_with(sessions, None, q)
+}
+
+/// The dashboard of the listed sessions with their lineage (`links`, same order), which
+/// grouping by family needs.
+pub fn dashboard_with(sessions: &[SessionSummary], links: Option<&[crate::forks::ForkInfo]>, q: &DashboardQuery) -> Dashboard {
+    let parts: Vec<Option<Part>> = sessions.par_iter().map(|s| part_of(s, q.bucket)).collect();
+    let families = q.by_family.unwrap_or(false).then(|| families(&parts, links)).flatten();
+    let parts: Vec<Part> = parts.into_iter().flatten().collect();
     let mut totals = Totals::default();
     let mut time: BTreeMap<i64, Figure> = BTreeMap::new();
     let mut project: BTreeMap<String, Figure> = BTreeMap::new();
@@ -222,10 +242,29 @@ pub fn dashboard(sessions: &[SessionSummary], q: &DashboardQuery) -> Dashboard {
             }
         }
     }
-    let mut by_session: Vec<SessionUsage> = parts.into_iter().map(|p| p.usage).collect();
+    let mut by_session: Vec<SessionUsage> = families.unwrap_or_else(|| parts.into_iter().map(|p| p.usage).collect());
     by_session.sort_by(|a, b| b.cost.total_cmp(&a.cost).then(b.tokens.total_cmp(&a.tokens)).then(a.path.cmp(&b.path)));
     by_session.truncate(if q.top == 0 { 50 } else { q.top });
     Dashboard { bucket: q.bucket, totals, over_time: time.into_values().collect(), by_project: by_cost(project), by_model: by_cost(model), by_session }
+}
+
+/// One row per family head: the family's figures, the members' abandoned figures summed.
+fn families(parts: &[Option<Part>], links: Option<&[crate::forks::ForkInfo]>) -> Option<Vec<SessionUsage>> {
+    let links = links.filter(|l| l.len() == parts.len())?;
+    let heads = crate::forks::family::heads(links);
+    let mut rows: BTreeMap<usize, SessionUsage> = BTreeMap::new();
+    for (i, p) in parts.iter().enumerate() {
+        let Some(p) = p else { continue };
+        let h = heads[i];
+        let row = rows.entry(h).or_insert_with(|| {
+            let head = &links[h];
+            let base = parts[h].as_ref().map(|p| p.usage.clone()).unwrap_or_default();
+            SessionUsage { tokens: head.family_tokens, cost: head.family_cost, abandoned_tokens: 0.0, abandoned_cost: 0.0, sessions: head.family_size, ..base }
+        });
+        row.abandoned_tokens += p.usage.abandoned_tokens;
+        row.abandoned_cost += p.usage.abandoned_cost;
+    }
+    Some(rows.into_values().collect())
 }
 
 #[cfg(test)]

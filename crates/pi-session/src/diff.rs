@@ -17,9 +17,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde_json::Value;
+use pi_session_format::entry::{Detail, Kind, Role, Usage};
 
 use crate::context::BodyReader;
-use crate::entry::{Detail, Kind, Role, Usage};
 use crate::{Error, Leaf, ModelRef, Session};
 
 /// At most this many steps per side are listed (files, tokens and cost cover all of them).
@@ -174,7 +174,7 @@ fn header_parent(path: &Path) -> Option<String> {
     let f = std::fs::File::open(path).ok()?;
     let mut line = String::new();
     BufReader::new(f.take(1 << 20)).read_line(&mut line).ok()?;
-    let v: Value = serde_json::from_str(line.trim_matches(crate::json::is_js_space)).ok()?;
+    let v: Value = serde_json::from_str(line.trim_matches(pi_session_format::js::is_js_space)).ok()?;
     (v.get("type")?.as_str()? == "session").then_some(())?;
     v.get("parentSession")?.as_str().map(str::to_string)
 }
@@ -270,7 +270,7 @@ fn cut(s: &str, max: usize) -> String {
 fn step_text(e: &crate::Entry, v: &Value) -> String {
     let text = match (&e.kind, &e.detail) {
         (Kind::Message, _) => v.get("message").map(message_text).unwrap_or_default(),
-        (Kind::CustomMessage, _) => v.get("content").map(crate::view::content_text).unwrap_or_default(),
+        (Kind::CustomMessage, _) => v.get("content").map(crate::text::content_text).unwrap_or_default(),
         (Kind::BranchSummary, _) | (Kind::Compaction, _) => v.get("summary").and_then(|s| s.as_str()).unwrap_or("").to_string(),
         (_, Detail::ModelChange { provider, model_id }) => format!("{}/{}", provider.as_deref().unwrap_or("?"), model_id.as_deref().unwrap_or("?")),
         (_, Detail::ThinkingLevel(l)) => l.as_deref().unwrap_or("?").to_string(),
@@ -278,14 +278,14 @@ fn step_text(e: &crate::Entry, v: &Value) -> String {
         (_, Detail::SessionInfo { name }) => name.clone().unwrap_or_default(),
         _ => String::new(),
     };
-    crate::view::fold(&text, PREVIEW_CHARS)
+    crate::text::fold(&text, PREVIEW_CHARS)
 }
 
 fn message_text(m: &Value) -> String {
     match m.get("role").and_then(|r| r.as_str()) {
         Some("compactionSummary" | "branchSummary") => m.get("summary").and_then(|s| s.as_str()).unwrap_or("").to_string(),
         Some("bashExecution") => m.get("command").and_then(|s| s.as_str()).unwrap_or("").to_string(),
-        _ => m.get("content").map(crate::view::content_text).unwrap_or_default(),
+        _ => m.get("content").map(crate::text::content_text).unwrap_or_default(),
     }
 }
 
@@ -318,7 +318,7 @@ fn context_rows(a: &[Value], b: &[Value]) -> (Vec<ContextRow>, usize) {
         a: ia,
         b: ib,
         role: m.get("role").and_then(|r| r.as_str()).unwrap_or("?").to_string(),
-        text: crate::view::fold(&message_text(m), PREVIEW_CHARS),
+        text: crate::text::fold(&message_text(m), PREVIEW_CHARS),
     };
     let pre = a.iter().zip(b).take_while(|(x, y)| x == y).count();
     let suf = a[pre..].iter().rev().zip(b[pre..].iter().rev()).take_while(|(x, y)| x == y).count();
@@ -398,7 +398,7 @@ pub fn ascii(d: &BranchDiff, width: usize) -> String {
         for c in &st.tool_calls {
             let _ = write!(t, " [{} {}]", c.name, c.arguments);
         }
-        pad(&crate::view::fold(&t, col), col)
+        pad(&crate::text::fold(&t, col), col)
     };
     writeln!(s, "\n{} | B", pad("A", col)).ok();
     writeln!(s, "{}-+-{}", "-".repeat(col), "-".repeat(col)).ok();
@@ -417,7 +417,7 @@ pub fn ascii(d: &BranchDiff, width: usize) -> String {
             "a" => "A ",
             _ => "B ",
         };
-        writeln!(s, "{mark}{:<18} {}", r.role, crate::view::fold(&r.text, width.saturating_sub(22))).ok();
+        writeln!(s, "{mark}{:<18} {}", r.role, crate::text::fold(&r.text, width.saturating_sub(22))).ok();
     }
     s
 }

@@ -1,15 +1,48 @@
 //! The audit of pi 1.x `context_edit` entries: every context entry an edit replaces or drops,
 //! with its original beside the replacement and the edit's line (as entries hidden by a
-//! compaction are audited, see [`crate::api::HiddenEntry`]).
+//! compaction are audited, see the app's `HiddenEntry`).
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use pi_session_format::entry::Kind;
 
-use crate::api::EditedEntry;
 use crate::context::{message_for_item, BodyReader, ContextPlan, Item, ItemKind};
-use crate::entry::Kind;
-use crate::preview::{estimate_tokens, line_value, message_preview, preview, MAX};
-use crate::view::{content_text, fold};
+use crate::text::preview::MAX;
+use crate::text::{content_text, estimate_tokens, fold, line_value, message_preview, preview};
 use crate::{Error, Session};
+
+/// A context entry that a pi 1.x `context_edit` replaces or drops: the original beside the
+/// replacement, with the edit's line (see `edits.rs`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct EditedEntry {
+    /// The edited entry.
+    pub id: String,
+    pub line: u32,
+    #[serde(rename = "type")]
+    #[cfg_attr(feature = "ts", ts(rename = "type"))]
+    pub kind: String,
+    pub role: Option<String>,
+    /// Plain-text preview of the original.
+    pub preview: String,
+    /// pi's `estimateTokens` of the original message.
+    pub tokens: f64,
+    /// The original message, as the context would hold it without the edit (untrusted).
+    #[cfg_attr(feature = "ts", ts(type = "unknown"))]
+    pub original: serde_json::Value,
+    /// The replacement is `null`: the entry's messages leave the context.
+    pub dropped: bool,
+    /// Plain-text preview of the replacement content (`None` when dropped).
+    pub replacement_preview: Option<String>,
+    /// The message as the context holds it (`None` when dropped; untrusted).
+    #[cfg_attr(feature = "ts", ts(type = "unknown"))]
+    pub replacement: Option<serde_json::Value>,
+    /// The `context_edit` entry in effect (the latest for this target on the path).
+    pub edit_id: String,
+    pub edit_line: u32,
+    pub edit_timestamp: Option<String>,
+}
 
 /// The entries of `plan` that a `context_edit` changes, in path order.
 pub fn edited_entries(s: &Session, plan: &ContextPlan, reader: &mut BodyReader<'_>) -> Result<Vec<EditedEntry>, Error> {

@@ -1,5 +1,6 @@
-//! The core of Pi Session Explorer: reading, indexing and appending to the session files of
-//! the pi coding agent. No UI, no Tauri.
+//! The session layer of Pi Session Explorer: reading, indexing and appending to the session
+//! files of the pi coding agent, on top of their file format ([`pi_session_format`]). No UI, no
+//! Tauri; the app's service (the explorer and its IPC shapes) is the `pi-session-app` crate.
 //!
 //! * [`SessionIndex`] — one file: header, a skeleton per entry line, diagnostics.
 //! * [`Tree`] — roots, children in pi's order, labels, name, leaf, active path.
@@ -7,49 +8,37 @@
 //! * [`scan`] — the sessions root, listing, summaries; [`forks`] — the fork graph.
 //! * [`pilink`] — the running pis that follow a session, and offers to them; [`terminal`] —
 //!   a terminal running `pi --session FILE`.
+//! * [`text`] — an entry's text views: previews, token estimates, search text, a session's
+//!   title, Markdown.
 
-pub mod api;
+pub mod atomic;
 pub mod cache;
 pub mod context;
 pub mod dashboard;
-pub mod diag;
-pub mod edits;
 pub mod diff;
-pub mod entry;
-pub mod explorer;
+pub mod edits;
 pub mod export;
 pub mod forks;
-pub mod header;
-pub mod json;
-pub mod jssort;
-pub mod layout;
-pub mod lines;
 pub mod listing;
-pub mod markdown;
-pub mod pilink;
 pub mod pathstr;
-pub mod preview;
+pub mod pilink;
 pub mod roots;
-pub mod recent;
 pub mod scan;
 pub mod session;
-pub mod skeleton;
 pub mod slim;
-pub mod steer;
 pub mod summary;
 pub mod terminal;
+pub mod text;
 pub mod tree;
 pub mod view;
-pub mod watch;
 pub mod write;
 
-pub use context::{ContextPlan, Item, ItemKind, ModelRef};
-pub use diag::{DiagKind, Diagnostic, Severity};
-pub use entry::{Detail, Entry, Id, Kind, Parent, Role};
-pub use session::{Header, ReadOnlyReason, Refresh, SessionIndex};
-pub use tree::{Leaf, Tree};
-
 use std::path::{Path, PathBuf};
+
+pub use context::{ContextPlan, Item, ItemKind, ModelRef};
+pub use pi_session_format::{Detail, DiagKind, Diagnostic, Entry, FileStamp, Header, Id, Kind, Parent, ReadOnlyReason, Role, Severity};
+pub use session::{Refresh, SessionIndex};
+pub use tree::{Leaf, Tree};
 
 /// Errors of the core. Each has a stable `code` that the UI and the CLI branch on.
 #[derive(Debug, thiserror::Error)]
@@ -94,31 +83,25 @@ impl Error {
         Error::Io { path: path.to_path_buf(), source }
     }
 
-    /// The stable machine-readable code.
-    pub fn error_code(&self) -> api::ErrorCode {
-        use api::ErrorCode as C;
-        match self {
-            Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => C::NotFound,
-            Error::Io { .. } => C::Io,
-            Error::NotAFile(_) => C::NotAFile,
-            Error::Corrupt { .. } => C::Corrupt,
-            Error::UnknownId { .. } => C::UnknownId,
-            Error::ReadOnly { .. } => C::ReadOnly,
-            Error::InCycle { .. } => C::InCycle,
-            Error::Busy { .. } => C::Busy,
-            Error::OutsideRoot { .. } => C::OutsideRoot,
-            Error::InvalidId(_) => C::InvalidId,
-            Error::ReadOnlyMode => C::ReadOnlyMode,
-            Error::NoCompaction { .. } => C::NoCompaction,
-            Error::NotRelated { .. } => C::NotRelated,
-            Error::PiLink { .. } => C::PiLink,
-            Error::Invalid(_) => C::Invalid,
-        }
-    }
-
-    /// [`Error::error_code`] as its string.
+    /// The stable machine-readable code (the app's `ErrorCode` carries the same strings).
     pub fn code(&self) -> &'static str {
-        self.error_code().as_str()
+        match self {
+            Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => "not-found",
+            Error::Io { .. } => "io",
+            Error::NotAFile(_) => "not-a-file",
+            Error::Corrupt { .. } => "corrupt",
+            Error::UnknownId { .. } => "unknown-id",
+            Error::ReadOnly { .. } => "read-only",
+            Error::InCycle { .. } => "in-cycle",
+            Error::Busy { .. } => "busy",
+            Error::OutsideRoot { .. } => "outside-root",
+            Error::InvalidId(_) => "invalid-id",
+            Error::ReadOnlyMode => "read-only-mode",
+            Error::NoCompaction { .. } => "no-compaction",
+            Error::NotRelated { .. } => "not-related",
+            Error::PiLink { .. } => "pi-link",
+            Error::Invalid(_) => "invalid",
+        }
     }
 }
 
@@ -160,7 +143,7 @@ impl Session {
 
     /// Takes in lines we appended, from memory ([`SessionIndex::take_own`]); `None` when they
     /// do not follow what was read.
-    pub fn take_own(&mut self, at: u64, bytes: &[u8], stamp: header::FileStamp) -> Option<Refresh> {
+    pub fn take_own(&mut self, at: u64, bytes: &[u8], stamp: FileStamp) -> Option<Refresh> {
         let mut taken = None;
         self.refreshed(|ix| {
             taken = ix.take_own(at, bytes, stamp);

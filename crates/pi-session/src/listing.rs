@@ -9,9 +9,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
+use pi_session_format::diag::{DiagKind, Diagnostic};
 
 use crate::cache::ListCache;
-use crate::diag::{DiagKind, Diagnostic};
 use crate::scan::{scan, Found, Scan};
 use crate::summary::{index_all, sizes, Indexed, SessionSummary};
 
@@ -113,4 +113,59 @@ pub fn assemble(root: &Path, mut results: Vec<Indexed>, findings: Vec<(PathBuf, 
         s.diagnostics.extend(d);
     }
     Listing { root: root.to_path_buf(), sessions, other }
+}
+
+/// The lineage of listed sessions, with comparisons of children and parents kept in the
+/// listing cache (valid while both files are unchanged), so only new or changed children open
+/// their files.
+///
+/// Only children whose file is in the cache (fully indexed) are compared; the others keep no
+/// fork point and no kind until they are indexed. New comparisons run on all cores, one task
+/// per parent.
+pub fn fork_graph_cached(root: &Path, sessions: &[SessionSummary], cache: &mut ListCache) -> crate::forks::Lineage {
+    use crate::cache::CachedFork;
+    use crate::session::FileStamp;
+    use rayon::prelude::*;
+    let (mut out, parents) = crate::forks::relink::fork_links(root, sessions);
+    let stamp = |p: &Path| std::fs::metadata(p).ok().map(|m| FileStamp::of(&m));
+    // parent → (its stamp, children to compare)
+    let mut todo: Vec<(PathBuf, Option<FileStamp>, Vec<usize>)> = Vec::new();
+    let mut at: std::collections::HashMap<PathBuf, usize> = std::collections::HashMap::new();
+    for i in 0..out.len() {
+        let Some(parent_path) = parents[i].clone() else { continue };
+        let Some(entry) = cache.files.get(&sessions[i].path) else { continue };
+        let parent_stamp = stamp(&parent_path);
+        match entry.fork.as_ref().filter(|f| f.parent == parent_path && Some(f.parent_stamp) == parent_stamp) {
+            Some(f) => out[i].set_point(&f.point),
+            None => {
+                let k = *at.entry(parent_path.clone()).or_insert_with(|| {
+                    todo.push((parent_path, parent_stamp, Vec::new()));
+                    todo.len() - 1
+                });
+                todo[k].2.push(i);
+            }
+        }
+    }
+    let found: Vec<(PathBuf, Option<FileStamp>, Vec<(usize, crate::forks::Point)>)> = todo
+        .into_par_iter()
+        .map(|(parent_path, ps, kids)| {
+            let Ok(parent) = crate::Session::open(&parent_path) else { return (parent_path, ps, Vec::new()) };
+            let opened: Vec<(usize, crate::Session)> = kids.into_iter().filter_map(|i| crate::Session::open(&sessions[i].path).ok().map(|s| (i, s))).collect();
+            let refs: Vec<&crate::Session> = opened.iter().map(|(_, s)| s).collect();
+            let pts = crate::forks::points(&parent, &refs);
+            (parent_path, ps, opened.iter().map(|(i, _)| *i).zip(pts).collect())
+        })
+        .collect();
+    for (parent_path, ps, pts) in found {
+        for (i, point) in pts {
+            out[i].set_point(&point);
+            if let (Some(entry), Some(ps)) = (cache.files.get_mut(&sessions[i].path), ps) {
+                entry.fork = Some(CachedFork { parent: parent_path.clone(), parent_stamp: ps, point });
+                cache.changed = true;
+            }
+        }
+    }
+    crate::forks::family::apply(sessions, &mut out);
+    let outside = crate::forks::outside::children(&[root], sessions, &out);
+    crate::forks::Lineage { links: out, outside }
 }

@@ -14,9 +14,9 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use pi_session_format::diag::DiagKind;
 
-use crate::diag::DiagKind;
-use crate::forks::{ForkInfo, ForkStatus};
+use crate::forks::{ForkInfo, ForkStatus, Lineage};
 use crate::listing::{Listing, PathFinding};
 use crate::session::FileStamp;
 use crate::summary::SessionSummary;
@@ -302,7 +302,7 @@ fn links_into_other_roots(roots: &[RootSpec], mut other: Vec<PathFinding>) -> Ve
     for o in other.iter_mut().filter(|o| o.diagnostic.kind == DiagKind::SymlinkOutsideRoot) {
         let Ok(target) = std::fs::canonicalize(&o.path) else { continue };
         if let Some((name, _)) = real.iter().find(|(_, r)| target.starts_with(r)) {
-            o.diagnostic = crate::diag::Diagnostic::new(
+            o.diagnostic = pi_session_format::diag::Diagnostic::new(
                 None,
                 DiagKind::Symlink,
                 format!("a symbolic link to {}, in the root {name}: read there, at its own path, not through the link", target.display()),
@@ -320,73 +320,82 @@ pub fn id_from_path(parent_session: &str) -> Option<&str> {
     (!id.is_empty()).then_some(id)
 }
 
-/// Fork links over the merged listing: each root's links (`per_root`, matched by path), then
-/// parents missing on this
-/// machine matched by session id (or file name) in the other roots, their fork points
-/// computed, and parents that are hidden prefix copies redirected to the copy shown.
-pub fn resolve_across(m: &mut MultiListing, per_root: Vec<ForkInfo>) -> Vec<ForkInfo> {
-    let mut by_path: HashMap<PathBuf, ForkInfo> = per_root.into_iter().map(|f| (f.path.clone(), f)).collect();
-    let by_id: HashMap<&str, usize> = m.sessions.iter().enumerate().filter_map(|(i, s)| s.summary.id.as_deref().map(|id| (id, i))).collect();
-    let by_name: HashMap<String, usize> =
-        m.sessions.iter().enumerate().filter_map(|(i, s)| s.summary.path.file_name().map(|n| (n.to_string_lossy().into_owned(), i))).collect();
+/// Lineage over the merged listing: each root's links (`per_root`, matched by path), then
+/// parents not found in their own root (missing on this machine, another session at the
+/// recorded path, a file outside that root) matched by session id (or file name) in all the
+/// roots, their fork points computed, parents that are hidden prefix copies redirected to the
+/// copy shown, and the family figures summed over all roots.
+pub fn resolve_across(m: &mut MultiListing, per_root: Lineage) -> Lineage {
+    let mut by_path: HashMap<PathBuf, ForkInfo> = per_root.links.into_iter().map(|f| (f.path.clone(), f)).collect();
+    let summaries: Vec<SessionSummary> = m.sessions.iter().map(|s| s.summary.clone()).collect();
+    let listed: HashMap<&Path, usize> = summaries.iter().enumerate().map(|(i, s)| (s.path.as_path(), i)).collect();
+    let ids = crate::forks::relink::Ids::new(&summaries);
     let mut out = Vec::with_capacity(m.sessions.len());
     let mut fixed = Vec::new();
-    for (i, s) in m.sessions.iter().enumerate() {
-        let mut f = by_path.remove(&s.summary.path).unwrap_or_else(|| ForkInfo {
-            path: s.summary.path.clone(),
-            id: s.summary.id.clone(),
-            parent_session: s.summary.parent_session.clone(),
-            parent_path: None,
-            fork_point_id: None,
-            fork_point_line: None,
-            fork_point_preview: None,
-            status: ForkStatus::Ok,
-        });
+    for (i, s) in summaries.iter().enumerate() {
+        let mut f = by_path.remove(&s.path).unwrap_or_else(|| ForkInfo::of(s));
         if let Some(pp) = f.parent_path.clone() {
             if let Some(shown) = m.alias.get(&pp) {
                 f.parent_path = Some(shown.clone());
             }
         }
-        if f.status == ForkStatus::ParentMissing {
-            let ps = f.parent_session.as_deref().unwrap_or("");
-            let name = Path::new(ps).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            let found = id_from_path(ps).and_then(|id| by_id.get(id)).or_else(|| by_name.get(&name)).copied().filter(|&j| j != i);
-            if let Some(j) = found {
-                f.parent_path = Some(m.sessions[j].summary.path.clone());
-                f.status = ForkStatus::Ok;
-                f.fork_point_id = None;
-                f.fork_point_line = None;
-                f.fork_point_preview = None;
-                fixed.push(i);
+        let at_listed = f.parent_path.as_deref().is_some_and(|p| listed.contains_key(p));
+        match f.status {
+            // A file outside its own root that another root of the view lists.
+            ForkStatus::ParentOutside if at_listed => f.status = ForkStatus::Ok,
+            ForkStatus::ParentMissing | ForkStatus::ParentMismatch | ForkStatus::ParentOutside => {
+                let ps = f.parent_session.clone().unwrap_or_default();
+                if let Some(j) = ids.find(i, Path::new(&ps), crate::forks::spawn::uuid_in_name(&ps)) {
+                    f.parent_path = Some(summaries[j].path.clone());
+                    f.status = ForkStatus::Relinked;
+                    f.clear_point();
+                    fixed.push(i);
+                }
             }
+            _ => {}
         }
+        let d = &mut m.sessions[i].summary.diagnostics;
+        let link_kinds = [DiagKind::ParentSessionMissing, DiagKind::ParentSessionRelinked, DiagKind::ParentSessionMismatch, DiagKind::ParentSessionOutside];
+        d.retain(|d| !link_kinds.contains(&d.kind));
+        d.extend(crate::forks::link_diagnostics(&f).into_iter().filter(|d| link_kinds.contains(&d.kind)));
         out.push(f);
     }
     // Fork points of the links found across roots (few: opened here, not cached).
     for i in fixed {
-        let (Ok(child), Some(Ok(parent))) = (crate::Session::open(&m.sessions[i].summary.path), out[i].parent_path.as_ref().map(crate::Session::open)) else { continue };
-        out[i].fork_point_id = crate::forks::fork_point(&child, &parent);
-        out[i].fork_point_line = out[i].fork_point_id.as_deref().and_then(|id| parent.index.entry(id)).map(|e| e.line);
-        out[i].fork_point_preview = crate::forks::point_preview(&parent, out[i].fork_point_id.as_deref());
-        m.sessions[i].summary.diagnostics.retain(|d| d.kind != DiagKind::ParentSessionMissing);
+        let (Ok(child), Some(Ok(parent))) = (crate::Session::open(&summaries[i].path), out[i].parent_path.as_ref().map(crate::Session::open)) else { continue };
+        let p = crate::forks::points(&parent, &[&child]);
+        if let Some(p) = p.first() {
+            out[i].set_point(p);
+        }
     }
-    out
+    crate::forks::family::apply(&summaries, &mut out);
+    let root_paths: Vec<&Path> = m.roots.iter().map(|r| r.path.as_path()).collect();
+    let mut seen = std::collections::HashSet::new();
+    let ids: std::collections::HashSet<&str> = summaries.iter().filter_map(|s| s.id.as_deref()).collect();
+    let outside = per_root
+        .outside
+        .into_iter()
+        .filter(|f| !listed.contains_key(f.path.as_path()) && !f.id.as_deref().is_some_and(|id| ids.contains(id)) && !root_paths.iter().any(|r| crate::write::lexically_inside(&f.path, r)) && seen.insert(f.path.clone()))
+        .collect();
+    Lineage { links: out, outside }
 }
 
-/// Lists every root (through its persistent cache) and merges them, with fork links across
+/// Lists every root (through its persistent cache) and merges them, with lineage across
 /// roots: the CLI's `list` and `forks` over several `--sessions-dir`.
-pub fn list_roots(roots: &Roots) -> (MultiListing, Vec<ForkInfo>) {
+pub fn list_roots(roots: &Roots) -> (MultiListing, Lineage) {
     let mut listings = Vec::new();
-    let mut forks = Vec::new();
+    let mut all = Lineage::default();
     for r in roots.specs() {
         let (l, mut cache) = crate::listing::list_with_cache(&r.path);
-        forks.extend(crate::forks::fork_graph_cached(&r.path, &l.sessions, &mut cache));
+        let lineage = crate::listing::fork_graph_cached(&r.path, &l.sessions, &mut cache);
+        all.links.extend(lineage.links);
+        all.outside.extend(lineage.outside);
         cache.save_if_changed();
         listings.push((r.clone(), l));
     }
     let mut m = merge(listings);
-    let forks = resolve_across(&mut m, forks);
-    (m, forks)
+    let lineage = resolve_across(&mut m, all);
+    (m, lineage)
 }
 
 #[cfg(test)]

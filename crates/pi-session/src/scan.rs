@@ -6,8 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-
-use crate::diag::{DiagKind, Diagnostic};
+use pi_session_format::diag::{DiagKind, Diagnostic};
 
 /// Where the sessions root came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

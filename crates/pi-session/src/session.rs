@@ -10,27 +10,26 @@ use std::fs::File;
 use std::io::{self, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use crate::diag::{DiagKind, Diagnostic};
-use crate::entry::{Detail, Entry, Id, Kind, Parent, Parsed, Role};
-use crate::json::{self, is_js_space, parse_line};
-pub use crate::header::{FileStamp, Header, ReadOnlyReason};
-use crate::skeleton::ScanError;
-use crate::lines::{BatchReader, OwnedBatch, RawLine};
+use pi_session_format::diag::{DiagKind, Diagnostic};
+use pi_session_format::entry::{Detail, Entry, Id, Kind, Parent, Parsed, Role};
+pub use pi_session_format::header::{FileStamp, Header, ReadOnlyReason};
+use pi_session_format::js::is_js_space;
+use pi_session_format::json;
+use pi_session_format::lines::{BatchReader, OwnedBatch, RawLine};
+use pi_session_format::skeleton::{scan_line, ScanError};
+
 use crate::Error;
 
 mod ahead;
+mod file_bytes;
 mod ids;
 mod metas;
-mod pages;
 mod snapshot;
 pub use ahead::Cores;
 use ahead::{parse_batch, parse_text, Pre, PARALLEL_BATCH};
 pub use ids::IdMap;
 use metas::Metas;
-pub use pages::HugePages;
-pub(crate) use pages::{huge_pages, FileBytes, HugeVec};
 pub use snapshot::{cache_dir, CacheUse, Encoded, SkeletonCache};
-pub(crate) use snapshot::LazyMetas;
 
 /// Bytes read per batch of lines.
 const BATCH: usize = 4 * 1024 * 1024;
@@ -280,7 +279,7 @@ impl SessionIndex {
             Ok(bytes) => {
                 bytes.last() == Some(&b'\n') && {
                     let text = String::from_utf8_lossy(&bytes[..bytes.len() - 1]);
-                    parse_line(&text).ok().map(|f| f.id.map(str::to_owned)) == Some(last.id.as_ref().map(|i| format!("\"{i}\"")))
+                    scan_line(&text).ok().map(|f| f.id.map(str::to_owned)) == Some(last.id.as_ref().map(|i| format!("\"{i}\"")))
                         || last.id.is_none()
                 }
             }
@@ -769,11 +768,11 @@ impl SessionIndex {
     }
 }
 
-/// `parse_line`, also accepting lone surrogate escapes (as `JSON.parse` does).
+/// `scan_line`, also accepting lone surrogate escapes (as `JSON.parse` does).
 fn parse_lenient(text: &str) -> Result<(), ScanError> {
-    match parse_line(text) {
+    match scan_line(text) {
         Ok(_) => Ok(()),
-        Err(e) if json::has_lone_surrogate(text) => parse_line(&json::replace_lone_surrogates(text)).map(|_| ()).map_err(|_| e),
+        Err(e) if json::has_lone_surrogate(text) => scan_line(&json::replace_lone_surrogates(text)).map(|_| ()).map_err(|_| e),
         Err(e) => Err(e),
     }
 }

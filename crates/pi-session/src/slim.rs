@@ -22,9 +22,9 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
+use pi_session_format::entry::{Detail, Kind, Role};
 
 use crate::context::{object_fields, BodyReader};
-use crate::entry::{Detail, Kind, Role};
 use crate::tree::NONE;
 use crate::write::{open_source, target_node, NewSession, WriteOptions};
 use crate::{Error, Leaf, Session};

@@ -4,17 +4,17 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use pi_session_format::diag::{DiagKind, Diagnostic, Severity};
+use pi_session_format::entry::{Detail, Role};
 
 use crate::context::BodyReader;
-use crate::diag::{DiagKind, Diagnostic, Severity};
-use crate::entry::{Detail, Role};
 use crate::{ReadOnlyReason, Session};
 
 /// A file and its summary (or why it could not be read).
 pub type Indexed = (PathBuf, Result<SessionSummary, crate::Error>);
 
 /// The list entry of one session file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionSummary {
     #[serde(with = "crate::pathstr::serde_path")]
@@ -39,6 +39,10 @@ pub struct SessionSummary {
     /// Branch points as the default view draws them ([`Session::branch_points`]).
     pub branch_points: usize,
     pub read_only: Option<ReadOnlyReason>,
+    /// Absolute `*.jsonl` paths named in the session's tool calls and results, with where
+    /// ([`crate::forks::spawn::named_files`]): how a child written outside the roots is found.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub named_files: Vec<crate::forks::spawn::NamedFile>,
 }
 
 impl SessionSummary {
@@ -78,7 +82,7 @@ impl SessionSummary {
                 }
             }
         }
-        let header_ts = h.and_then(|h| h.timestamp.as_deref()).and_then(crate::json::parse_iso_ms);
+        let header_ts = h.and_then(|h| h.timestamp.as_deref()).and_then(pi_session_format::js::parse_iso_ms);
         let mtime = (ix.stamp.mtime_ns > 0).then_some((ix.stamp.mtime_ns / 1_000_000) as f64);
         // pi's list: the text of the first user message that has any (text blocks joined by a
         // space), as written.
@@ -92,7 +96,7 @@ impl SessionSummary {
                 .enumerate()
                 .filter(|(_, e)| e.is_user())
                 .take(64)
-                .find_map(|(k, _)| r.line(first + k as u32).ok().and_then(|t| crate::view::user_text_of_line(&t)).filter(|t| !t.is_empty()))
+                .find_map(|(k, _)| r.line(first + k as u32).ok().and_then(|t| crate::text::user_text_of_line(&t)).filter(|t| !t.is_empty()))
         });
         SessionSummary {
             path: ix.path.clone(),
@@ -113,6 +117,7 @@ impl SessionSummary {
             cost,
             branch_points: s.branch_points(),
             read_only: ix.read_only(),
+            named_files: crate::forks::spawn::named_files(s, bytes),
         }
     }
 
@@ -133,6 +138,7 @@ impl SessionSummary {
         q.leaf_id = None;
         q.diagnostics.clear();
         q.branch_points = 0;
+        q.named_files.clear();
         q
     }
 
@@ -150,8 +156,8 @@ impl SessionSummary {
 /// The usage an entry adds to a session's tokens and cost (one rule for the list, the
 /// dashboard and anything else that sums usage).
 /// It is pi 1.6.0's `getSessionStats` rule ([`crate::Entry::billed_usage`]); add up
-/// [`crate::entry::Usage::tokens`], not `total_tokens`.
-pub fn counted_usage(e: &crate::Entry) -> Option<&crate::entry::Usage> {
+/// [`pi_session_format::entry::Usage::tokens`], not `total_tokens`.
+pub fn counted_usage(e: &crate::Entry) -> Option<&pi_session_format::entry::Usage> {
     e.billed_usage()
 }
 

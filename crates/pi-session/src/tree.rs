@@ -2,10 +2,10 @@
 //! Every walk is iterative and cycle-guarded: chains 100k deep and parent cycles are normal input.
 
 use indexmap::IndexMap;
+use pi_session_format::diag::{DiagKind, Diagnostic};
+use pi_session_format::entry::{Detail, Id, Kind, Parent};
+use pi_session_format::js::sort_by_timestamp;
 
-use crate::diag::{DiagKind, Diagnostic};
-use crate::entry::{Detail, Id, Kind, Parent};
-use crate::jssort::sort_by_timestamp;
 use crate::session::SessionIndex;
 
 pub const NONE: u32 = u32::MAX;
@@ -151,7 +151,7 @@ impl Tree {
         break_cycles(ix, &mut parent, &mut is_root, &in_tree, &mut in_cycle, &mut diags);
 
         let mut children: Vec<Children> = Vec::with_capacity(n);
-        crate::session::huge_pages(&children);
+        pi_session_format::pages::huge_pages(&children);
         children.resize(n, Children::new());
         let mut roots = Vec::new();
         for i in 0..n {
@@ -303,7 +303,7 @@ impl Tree {
         true
     }
 
-    fn replay_label_and_name(&mut self, i: u32, e: &crate::entry::Entry) {
+    fn replay_label_and_name(&mut self, i: u32, e: &pi_session_format::entry::Entry) {
         match &e.detail {
             Detail::Label { target: Some(t), label } => match label {
                 Some(text) => {

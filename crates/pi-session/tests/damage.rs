@@ -156,41 +156,6 @@ fn walk_everything(s: &Session, bytes: &[u8], path: &str) {
     let _ = s.context(s.tree.leaf);
 }
 
-/// The app's session list (the explorer behind the window) carries the same findings: the
-/// error and warning counts of each row, and the notes about paths that are not sessions.
-#[test]
-fn the_app_list_shows_the_same_findings() {
-    let (tmp, f) = folder();
-    let cache = tmp.path().join("cache");
-    std::fs::create_dir_all(&cache).unwrap();
-    std::env::set_var("PI_SESSION_CACHE_DIR", &cache);
-    let root = f.root.clone();
-    let (rows, listing) = within(LIMIT, "the app's list", move || {
-        let ex = pi_session::explorer::Explorer::new(root.clone(), "flag", true);
-        let t = Instant::now();
-        let rows = loop {
-            let l = ex.list_sessions(None);
-            if l.indexed == l.total {
-                break l;
-            }
-            assert!(t.elapsed() < LIMIT, "indexing did not finish");
-            std::thread::sleep(Duration::from_millis(50));
-        };
-        (rows, list(&root))
-    });
-    assert_eq!(rows.sessions.len(), listing.sessions.len());
-    for (row, s) in rows.sessions.iter().zip(&listing.sessions) {
-        assert_eq!(Path::new(&row.path), s.path.as_path());
-        let count = |sev| s.diagnostics.iter().filter(|d| d.severity == sev).count() as u32;
-        assert_eq!((row.errors, row.warnings), (count(pi_session::Severity::Error), count(pi_session::Severity::Warning)), "{}", row.path);
-    }
-    let notes: BTreeSet<(String, &str)> = rows.other.iter().map(|o| (rel(&f.root, Path::new(&o.path)), o.diagnostic.kind.as_str())).collect();
-    let expected: BTreeSet<(String, &str)> = listing.other.iter().map(|o| (rel(&f.root, &o.path), o.diagnostic.kind.as_str())).collect();
-    assert_eq!(notes, expected);
-    assert!(notes.iter().any(|(p, k)| p == "folder.jsonl" && *k == "not-a-file"), "{notes:?}");
-    assert!(notes.iter().any(|(p, k)| p == "notes.jsonl" && *k == "not-a-session"), "{notes:?}");
-}
-
 #[test]
 fn parent_cycles_are_broken_and_flagged() {
     let p = fixture::committed_dir(env!("CARGO_MANIFEST_DIR"), false).join("parent-cycle.jsonl");

@@ -6,8 +6,8 @@
 
 use std::io::Write;
 
-use pi_session::entry::{classify, Parsed};
-use pi_session::json::parse_line;
+use pi_session_format::entry::{classify, Parsed};
+use pi_session_format::skeleton::scan_line;
 use pi_session::SessionIndex;
 use serde_json::json;
 
@@ -34,7 +34,7 @@ fn check(ix: &SessionIndex, lines: &[String]) {
     assert_eq!(messages.len(), lines.len() - 1);
     let mut with_meta = 0;
     for (e, line) in messages.iter().zip(&lines[1..]) {
-        let Parsed::Entry(want) = classify(&parse_line(line).unwrap(), e.line, e.offset, e.len) else { panic!("an entry") };
+        let Parsed::Entry(want) = classify(&scan_line(line).unwrap(), e.line, e.offset, e.len) else { panic!("an entry") };
         assert_eq!(e.meta(), want.meta(), "line {}", e.line);
         with_meta += e.meta().is_some() as usize;
     }

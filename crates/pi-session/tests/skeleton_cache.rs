@@ -3,55 +3,16 @@
 //! the session file.
 
 mod common;
+#[path = "skeleton_cache/fixture.rs"]
+mod fixture;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use pi_session::session::CacheUse;
-use pi_session::{Session, SessionIndex};
+use pi_session::Session;
 
-/// What a reader can observe of a session: its index and its tree.
-fn observable(s: &Session) -> String {
-    let t = &s.tree;
-    let mut labels: Vec<_> = t.labels.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
-    labels.sort();
-    let mut d: Vec<_> = t.diagnostics.iter().map(|d| format!("{d:?}")).collect();
-    d.sort();
-    format!(
-        "{}\n{:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {labels:?} {d:?} {:?}",
-        index_view(&s.index),
-        t.parent,
-        t.children,
-        t.roots,
-        t.in_tree,
-        t.depth,
-        t.pre,
-        t.post,
-        t.name,
-        t.leaf,
-        t.in_cycle
-    )
-}
-
-/// What a reader can observe of an index.
-fn index_view(ix: &SessionIndex) -> String {
-    let mut ids: Vec<_> = ix.by_id.iter().map(|(k, v)| (k.to_string(), v)).collect();
-    ids.sort();
-    let mut d: Vec<_> = ix.diagnostics.iter().map(|d| format!("{d:?}")).collect();
-    d.sort();
-    format!(
-        "{:?}\n{:?}\n{ids:?}\n{d:?}\n{:?} {} {} {} {:?} {} {:?}",
-        ix.header,
-        ix.entries,
-        ix.stamp,
-        ix.header_ok,
-        ix.read_len,
-        ix.has_unterminated_tail(),
-        ix.read_only(),
-        pi_session::DiagKind::ALL.iter().map(|&k| ix.count(k)).sum::<usize>(),
-        pi_session::context::Dialect::of(ix)
-    )
-}
+use fixture::{full, observable, session, session_of};
 
 fn snapshot(cache: &Path) -> PathBuf {
     let mut all: Vec<_> = std::fs::read_dir(cache.join("skeletons")).unwrap().map(|e| e.unwrap().path()).collect();
@@ -61,10 +22,6 @@ fn snapshot(cache: &Path) -> PathBuf {
 
 fn open(path: &Path, cache: &Path) -> (Session, CacheUse) {
     Session::open_with_cache(path, cache, 0).unwrap()
-}
-
-fn full(path: &Path) -> String {
-    observable(&Session::open(path).unwrap())
 }
 
 #[test]
@@ -85,33 +42,6 @@ fn every_damage_example_and_demo_session_reopens_from_its_snapshot_as_read_in_fu
         n += 1;
     }
     assert!(n >= 60, "{n} examples");
-}
-
-/// A session with branches, labels and a torn last line.
-fn session(dir: &Path) -> PathBuf {
-    session_of(dir, 400)
-}
-
-/// [`session`] with `n` messages.
-fn session_of(dir: &Path, n: usize) -> PathBuf {
-    let path = dir.join("s.jsonl");
-    let mut s = String::from("{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}\n");
-    let mut parent = "null".to_string();
-    for i in 0..n {
-        let id = format!("{:08x}", i + 1);
-        let role = if i % 2 == 0 { "user" } else { "assistant" };
-        s += &format!(
-            "{{\"type\":\"message\",\"id\":\"{id}\",\"parentId\":{parent},\"timestamp\":\"2026-01-01T00:{:02}:{:02}.000Z\",\"message\":{{\"role\":\"{role}\",\"content\":[{{\"type\":\"text\",\"text\":\"line {i} \\u00e9\"}}],\"provider\":\"p\",\"model\":\"m\",\"usage\":{{\"input\":1,\"output\":2,\"cacheRead\":0,\"cacheWrite\":0,\"totalTokens\":3,\"cost\":{{\"total\":0.5}}}}}}}}\n",
-            i / 60 % 60,
-            i % 60
-        );
-        // Every tenth entry starts a branch off an earlier one.
-        parent = if i % 10 == 9 { format!("\"{:08x}\"", i / 2 + 1) } else { format!("\"{id}\"") };
-    }
-    s += "{\"type\":\"label\",\"id\":\"aaaaaaaa\",\"parentId\":\"00000190\",\"timestamp\":\"2026-01-01T01:00:00.000Z\",\"targetId\":\"00000010\",\"label\":\"here\"}\n";
-    s += "{\"type\":\"message\",\"id\":\"bbbbbbbb\",\"parentId\":\"aaaaaaaa\",\"timestamp\":\"2026";
-    std::fs::write(&path, s).unwrap();
-    path
 }
 
 #[test]
@@ -267,39 +197,6 @@ fn a_pi1_session_keeps_its_dialect_and_entries_through_the_snapshot() {
     assert_eq!(observable(&s), observable(&full));
     let leaf = full.resolve_leaf(None).unwrap();
     assert_eq!(s.context(leaf), full.context(leaf));
-}
-
-#[test]
-fn the_app_saves_a_snapshot_off_the_request_and_a_restart_opens_from_it() {
-    // The cache as the app finds it: the folder from the environment, every file big enough.
-    let cache = common::private_cache();
-    std::env::set_var("PI_SESSION_SKELETON_MIN_BYTES", "0");
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("sessions");
-    let folder = root.join("--p--");
-    std::fs::create_dir_all(&folder).unwrap();
-    let path = session(&folder);
-    let before = std::fs::read(&path).unwrap();
-    let name = path.to_string_lossy().to_string();
-
-    let app = pi_session::explorer::Explorer::new(root.clone(), "flag", true);
-    let s = app.session(&name).unwrap();
-    let full = full(&path);
-    assert_eq!(observable(&s.read().unwrap()), full);
-    // The snapshot is written on a thread of its own: wait for it.
-    let snapshots = cache.join("skeletons");
-    let t = std::time::Instant::now();
-    while std::fs::read_dir(&snapshots).map_or(0, |d| d.filter(|e| e.as_ref().is_ok_and(|e| e.path().extension().is_some_and(|x| x == "bin"))).count()) == 0 {
-        assert!(t.elapsed().as_secs() < 20, "no snapshot written under {snapshots:?}");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    // A restarted app (a new explorer) finds it.
-    let (s, used) = pi_session::session::SkeletonCache::from_env().unwrap().open(&path).unwrap();
-    assert_eq!(used, CacheUse::Hit);
-    assert_eq!(observable(&s), full);
-    let again = pi_session::explorer::Explorer::new(root, "flag", true);
-    assert_eq!(observable(&again.session(&name).unwrap().read().unwrap()), full);
-    assert_eq!(std::fs::read(&path).unwrap(), before, "the session file is only read");
 }
 
 #[test]

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use clap::Parser;
 use pi_session::export::{to_html, to_markdown, Scope};
-use pi_session::explorer::Explorer;
+use pi_session_app::explorer::Explorer;
 use pi_session_find::{Query, SearchIndex};
 
 #[derive(Parser)]

@@ -5,9 +5,9 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use pi_session::entry::Kind;
-use pi_session::explorer::searchable_text;
-use pi_session::preview::line_value;
+use pi_session_format::entry::Kind;
+use pi_session::text::searchable_text;
+use pi_session::text::line_value;
 use pi_session::Session;
 use pi_session_find::{Query, SearchIndex};
 use serde_json::Value;

@@ -1,78 +1,55 @@
-//! The Markdown renderer. Prose is escaped so that no HTML tag, entity, link or image can form
-//! from session text (`< > & [ ] ( ) ! \` and backticks get a backslash or an entity); code goes
-//! in fences longer than any backtick run inside ([`crate::markdown::fence`]), every line of a
-//! quoted one quoted.
+//! The Markdown renderer of an export: the [`Doc`] through the one Markdown writer
+//! ([`crate::text::markdown`]), its prose as plain text ([`Prose::Plain`]: no HTML tag, entity,
+//! link or image can form from session text), code in fences, the entries a compaction
+//! summarises in a block quote.
 
 use super::{Block, Doc, DocBody, Item, Section};
-use crate::markdown::{fence, lines};
-
-/// Escapes prose for Markdown: no raw HTML, no links, no emphasis surprises.
-pub fn esc(s: &str) -> String {
-    let mut o = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        match c {
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '&' => o.push_str("&amp;"),
-            '\\' | '`' | '*' | '_' | '[' | ']' | '(' | ')' | '!' | '#' | '|' => {
-                o.push('\\');
-                o.push(c);
-            }
-            c => o.push(c),
-        }
-    }
-    o
-}
+use crate::text::markdown::{Prose, Writer};
 
 pub fn render(doc: &Doc) -> String {
-    let mut o = String::new();
-    o.push_str(&format!("# {}\n\n", esc(&doc.title)));
+    let mut w = Writer::new(Prose::Plain);
+    w.heading(1, &doc.title, "");
     for (k, v) in &doc.meta {
-        o.push_str(&format!("- **{}:** {}\n", esc(k), esc(v)));
+        let line = format!("- **{}:** {}\n", w.escape(k), w.escape(v));
+        w.raw(&line);
     }
-    o.push('\n');
+    w.raw("\n");
     match &doc.body {
-        DocBody::Path(items) => items.iter().for_each(|it| item(&mut o, it, "", 2)),
-        DocBody::Tree(sections) => sections.iter().for_each(|s| section(&mut o, s, 2)),
+        DocBody::Path(items) => items.iter().for_each(|it| item(&mut w, it, 2)),
+        DocBody::Tree(sections) => sections.iter().for_each(|s| section(&mut w, s, 2)),
     }
-    o
+    w.finish()
 }
 
-fn section(o: &mut String, s: &Section, depth: usize) {
+fn section(w: &mut Writer, s: &Section, depth: usize) {
     for it in &s.items {
-        item(o, it, "", depth.min(6));
+        item(w, it, depth.min(6));
     }
     for b in &s.branches {
-        o.push_str(&format!("{} {}{}\n\n", "#".repeat(depth.min(5)), esc(&b.title), if b.on_active_path { " (active)" } else { "" }));
-        section(o, &b.section, depth + 1);
+        w.heading(depth.min(5), &b.title, if b.on_active_path { " (active)" } else { "" });
+        section(w, &b.section, depth + 1);
     }
 }
 
-fn item(o: &mut String, it: &Item, quote: &str, level: usize) {
-    let h = "#".repeat(level.clamp(2, 6));
-    let label = it.label.as_deref().map(|l| format!(" — label: {}", esc(l))).unwrap_or_default();
-    o.push_str(&format!("{quote}{h} {}{label}\n{quote}\n", esc(&it.title)));
+fn item(w: &mut Writer, it: &Item, level: usize) {
+    let label = it.label.as_deref().map(|l| format!(" — label: {}", w.escape(l))).unwrap_or_default();
+    w.heading(level.clamp(2, 6), &it.title, &label);
     for b in &it.blocks {
         match b {
             Block::Text(t) if t.trim().is_empty() => {}
-            Block::Text(t) => {
-                for l in lines(t.trim()) {
-                    o.push_str(quote);
-                    o.push_str(&esc(l));
-                    o.push('\n');
-                }
-                o.push_str(&format!("{quote}\n"));
+            Block::Text(t) => w.paragraphs(t),
+            Block::Code { lang, body } => w.fence(lang, body),
+            Block::Note(n) => {
+                let note = format!("*{}*", w.escape(n));
+                w.line(&note);
             }
-            Block::Code { lang, body } => fence(o, lang, body, quote),
-            Block::Note(n) => o.push_str(&format!("{quote}*{}*\n{quote}\n", esc(n))),
         }
     }
     if !it.folded.is_empty() {
-        o.push_str(&format!("{quote}> *{} entries summarised by this compaction:*\n{quote}>\n", it.folded.len()));
-        let q = format!("{quote}> ");
-        for f in &it.folded {
-            item(o, f, &q, level + 1);
-        }
-        o.push('\n');
+        w.quoted(&format!("*{} entries summarised by this compaction:*", it.folded.len()), |w| {
+            for f in &it.folded {
+                item(w, f, level + 1);
+            }
+        });
     }
 }

@@ -15,10 +15,10 @@ pub mod html;
 pub mod md;
 
 use serde_json::Value;
+use pi_session_format::entry::{Detail, Kind};
 
 use crate::context::BodyReader;
-use crate::entry::{Detail, Kind};
-use crate::preview::line_value;
+use crate::text::line_value;
 use crate::{Error, Leaf, Session};
 
 /// Where an export was written (the window), or the export itself (`pi-session serve`: the
@@ -33,6 +33,27 @@ pub struct ExportResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub text: Option<String>,
+}
+
+/// The format of an export.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub enum ExportFormat {
+    /// One self-contained page, no script.
+    Html,
+    /// Markdown that carries no live HTML.
+    Md,
+}
+
+impl ExportFormat {
+    /// The file name's extension.
+    pub fn extension(self) -> &'static str {
+        match self {
+            ExportFormat::Html => "html",
+            ExportFormat::Md => "md",
+        }
+    }
 }
 
 /// What to export.
@@ -250,7 +271,7 @@ pub fn item(s: &Session, reader: &mut BodyReader<'_>, i: u32) -> Result<Item, Er
                 }
                 "toolResult" => {
                     title = format!("Tool result: {}", s_of(m, "toolName"));
-                    blocks.push(Block::Code { lang: "", body: crate::view::content_text(content) });
+                    blocks.push(Block::Code { lang: "", body: crate::text::content_text(content) });
                 }
                 "bashExecution" => {
                     title = "Bash".into();
@@ -258,17 +279,17 @@ pub fn item(s: &Session, reader: &mut BodyReader<'_>, i: u32) -> Result<Item, Er
                 }
                 "user" => {
                     title = "User".into();
-                    blocks.push(Block::Text(crate::view::content_text(content)));
+                    blocks.push(Block::Text(crate::text::content_text(content)));
                 }
                 other => {
                     title = if other.is_empty() { "Message".into() } else { other.to_string() };
-                    blocks.push(Block::Text(crate::view::content_text(content)));
+                    blocks.push(Block::Text(crate::text::content_text(content)));
                 }
             }
         }
         Kind::CustomMessage => {
             title = format!("Custom message: {}", s_of(&v, "customType"));
-            blocks.push(Block::Text(crate::view::content_text(v.get("content").unwrap_or(&Value::Null))));
+            blocks.push(Block::Text(crate::text::content_text(v.get("content").unwrap_or(&Value::Null))));
         }
         Kind::Compaction => {
             title = "Compaction".into();
@@ -303,26 +324,9 @@ pub fn item(s: &Session, reader: &mut BodyReader<'_>, i: u32) -> Result<Item, Er
 /// Writes an export to `out` crash-safely (temporary file beside it, fsync, rename). Refuses a
 /// `.jsonl` target, so an export can never land on a session file.
 pub fn write_out(out: &std::path::Path, text: &str) -> Result<(), Error> {
-    use std::io::Write;
     if out.extension().is_some_and(|e| e.eq_ignore_ascii_case("jsonl")) {
         return Err(Error::Invalid(format!("{}: refusing to write an export over a .jsonl file", out.display())));
     }
-    let folder = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let name = out.file_name().ok_or_else(|| Error::Invalid(format!("{}: not a file name", out.display())))?;
-    let tmp = folder.join(format!(".{}.export-{}", name.to_string_lossy(), uuid::Uuid::new_v4().simple()));
-    let r = (|| -> std::io::Result<()> {
-        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, out)
-    })();
-    if r.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    r.map_err(|e| Error::io(out, e))?;
-    crate::write::sync_dir(&folder);
-    Ok(())
+    out.file_name().ok_or_else(|| Error::Invalid(format!("{}: not a file name", out.display())))?;
+    crate::atomic::replace(out, text.as_bytes()).map_err(|e| Error::io(out, e))
 }

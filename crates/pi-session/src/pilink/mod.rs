@@ -171,7 +171,7 @@ pub fn title_of(s: &crate::Session, id: &str) -> Result<String, Error> {
     loop {
         let e = &s.index.entries[cur as usize];
         if e.is_user() {
-            let t = crate::view::first_text_of_line(&body.line(cur)?, 60);
+            let t = crate::text::first_text_of_line(&body.line(cur)?, 60);
             if !t.is_empty() {
                 return Ok(t);
             }
@@ -184,7 +184,7 @@ pub fn title_of(s: &crate::Session, id: &str) -> Result<String, Error> {
     }
     let e = &s.index.entries[node as usize];
     let line = body.line(node).ok();
-    Ok(crate::view::fold(&crate::preview::preview(e, line.as_deref()).text, 60))
+    Ok(crate::text::fold(&crate::text::preview(e, line.as_deref()).text, 60))
 }
 
 fn canonical(p: &Path) -> PathBuf {

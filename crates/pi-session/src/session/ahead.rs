@@ -1,10 +1,10 @@
 //! Parsing a file's lines: in file order on the reading thread, or, for a big file read alone,
 //! ahead on the other cores while the in-order pass applies the batch before.
 
-use crate::entry::{classify, classify_with, MessageMeta, Parsed};
-use crate::json;
-use crate::lines::{OwnedBatch, RawLine};
-use crate::skeleton::ScanError;
+use pi_session_format::entry::{classify, classify_with, MessageMeta, Parsed};
+use pi_session_format::json;
+use pi_session_format::lines::{OwnedBatch, RawLine};
+use pi_session_format::skeleton::ScanError;
 
 /// Batches at least this big are parsed in parallel.
 pub(super) const PARALLEL_BATCH: usize = 1024 * 1024;
@@ -33,9 +33,9 @@ pub(super) struct Pre {
 #[inline]
 pub(super) fn parse_text(n: u32, offset: u64, len: u32, text: &str, meta: Option<impl FnOnce(MessageMeta)>) -> (Result<Option<Parsed>, ScanError>, bool) {
     // The fields are scanned in place (they are over 500 bytes: no copy of them per line).
-    let mut f = crate::json::LineFields::default();
+    let mut f = pi_session_format::json::LineFields::default();
     let mut surrogate = true;
-    let parsed = crate::skeleton::scan_line_into(text, &mut f).map(|()| {
+    let parsed = pi_session_format::skeleton::scan_line_into(text, &mut f).map(|()| {
         surrogate = f.surrogate_escape;
         f.is_object.then(|| match meta {
             Some(meta) => classify_with(&f, n, offset, len, meta),

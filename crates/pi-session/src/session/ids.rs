@@ -8,8 +8,8 @@
 
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::HugePages;
-use crate::entry::Id;
+use pi_session_format::pages::HugePages;
+use pi_session_format::entry::Id;
 
 /// id → entry index (see the module's documentation).
 #[derive(Debug, Clone, Default)]
@@ -186,5 +186,16 @@ mod tests {
             assert_eq!(m.get(&format!("{:08x}", i.wrapping_mul(2_654_435_761))), Some(&i));
         }
         assert_eq!(m.get("zzzzzzzz"), None);
+    }
+
+    #[test]
+    fn an_id_map_in_huge_pages_works_as_a_map() {
+        let mut m: IdMap = Default::default();
+        m.reserve(100_000);
+        for i in 0..100_000u32 {
+            m.insert(&format!("{i:08x}"), i);
+        }
+        assert_eq!(m.get("0000ffff"), Some(&0xffff));
+        assert_eq!(m.len(), 100_000);
     }
 }

@@ -8,8 +8,8 @@
 
 use std::sync::Arc;
 
-use super::{HugePages, HugeVec};
-use crate::entry::{Detail, Entry, MessageMeta, MetaRef};
+use pi_session_format::pages::{HugePages, HugeVec};
+use pi_session_format::entry::{Detail, Entry, MessageMeta, MetaRef};
 
 /// Metas per block: 2 MB of them.
 pub(super) const META_BLOCK: usize = (2 << 20) / std::mem::size_of::<MessageMeta>();

@@ -18,15 +18,15 @@ use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use pi_session_format::header::FileStamp;
+
 use super::{read_at, Refresh};
-use crate::header::FileStamp;
 use crate::tree::Tree;
 use crate::{Error, Session};
 
 mod codec;
 mod lazy;
 use codec::{decode, encode, Writer};
-pub(crate) use lazy::LazyMetas;
 use lazy::MetaSource;
 
 /// Bumped whenever the index or this encoding changes.
@@ -194,7 +194,7 @@ fn read_snapshot(file: &Path, path: &Path, key: &str) -> Option<Session> {
     let len = u64::from_le_bytes(head[12..20].try_into().ok()?);
     let sum = u64::from_le_bytes(head[20..28].try_into().ok()?);
     let end = len.checked_add(28).filter(|&end| end <= file_len)?;
-    let bytes = super::FileBytes::map(&f, usize::try_from(end).ok()?).ok()?;
+    let bytes = super::file_bytes::FileBytes::map(&f, usize::try_from(end).ok()?).ok()?;
     let body = &bytes[28..];
     let source = |ino| std::sync::Arc::new(MetaSource::new(f, file.to_path_buf(), end, path.to_path_buf(), ino));
     // The checksum is computed while the payload decodes (decoding damage is safe: every read
@@ -254,31 +254,24 @@ fn encode_session(dir: &Path, s: &Session) -> Option<Encoded> {
 }
 
 impl Encoded {
-    /// Writes the snapshot: to a temporary file, renamed into place (best effort: a cache that
-    /// cannot be written is no error).
+    /// Writes the snapshot ([`crate::atomic::replace_with`]; best effort: a cache that cannot
+    /// be written is no error).
     pub fn write(self) {
-        static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let (file, w, metas) = (self.file, self.payload, self.metas);
         let Some(dir) = file.parent() else { return };
         if std::fs::create_dir_all(dir).is_err() {
             return;
         }
-        let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let tmp = dir.join(format!(".{}.{}.{n}.tmp", file.file_name().and_then(|n| n.to_str()).unwrap_or("snapshot"), std::process::id()));
-        let ok = (|| -> std::io::Result<()> {
-            let mut out = File::create(&tmp)?;
+        let ok = crate::atomic::replace_with(&file, |out| {
             out.write_all(MAGIC)?;
             out.write_all(&FORMAT.to_le_bytes())?;
             out.write_all(&(w.len() as u64).to_le_bytes())?;
             out.write_all(&checksum(&w).to_le_bytes())?;
             out.write_all(&w)?;
-            out.write_all(&metas)?;
-            out.flush()
-        })()
-        .is_ok()
-            && std::fs::rename(&tmp, &file).is_ok();
+            out.write_all(&metas)
+        })
+        .is_ok();
         if !ok {
-            let _ = std::fs::remove_file(&tmp);
             return;
         }
         prune(dir);

@@ -78,6 +78,9 @@ pub const SEVERITY: &[(&str, &str)] = &[
     ("parent-session-missing", "warning"),
     ("parent-session-relative", "info"),
     ("parent-session-cycle", "error"),
+    ("parent-session-relinked", "info"),
+    ("parent-session-mismatch", "warning"),
+    ("parent-session-outside", "info"),
     ("not-a-file", "warning"),
     ("not-a-session", "warning"),
     ("symlink", "info"),
@@ -218,6 +221,33 @@ pub fn build(tmp: &Path, committed: &Path) -> Folder {
     for n in ["fork-cycle-a.jsonl", "fork-cycle-b.jsonl", "fork-self.jsonl"] {
         cases.push((n.into(), vec!["parent-session-cycle"]));
     }
+    // parentSession recorded where the parent is not: a folder moved since (found again by the
+    // session id of the recorded name), a renamed file that holds another session, a parent
+    // outside the root that no session of the root has the id of.
+    let fork_of = |n: u32, parent: &Path| -> Vec<String> {
+        let mut lines = vec![header(n, Some(parent))];
+        lines.extend(linear.lines().skip(1).map(str::to_string));
+        lines.push(user("f1000000", Some("a1000000"), "forked question", 10));
+        lines
+    };
+    let moved = Path::new("/moved-away/sessions/--home-alice-proj--/2026-03-02T15-30-00-000Z_019caf2b-a8c0-7719-a0e6-000000000001.jsonl");
+    write_lines(&root.join("parent-session-relinked.jsonl"), &fork_of(54, moved));
+    cases.push(("parent-session-relinked.jsonl".into(), vec!["parent-session-relinked"]));
+    let renamed = root.join("renamed_019caf2b-a8c0-7719-a0e6-000000000091.jsonl");
+    let mut other: Vec<String> = vec![header(92, None)];
+    other.extend(linear.lines().skip(1).map(str::to_string));
+    write_lines(&renamed, &other);
+    cases.push(("renamed_019caf2b-a8c0-7719-a0e6-000000000091.jsonl".into(), vec![]));
+    write_lines(&root.join("parent-session-mismatch.jsonl"), &fork_of(55, &renamed));
+    cases.push(("parent-session-mismatch.jsonl".into(), vec!["parent-session-mismatch"]));
+    let elsewhere = root.parent().unwrap().join("elsewhere");
+    fs::create_dir_all(&elsewhere).unwrap();
+    let outside_parent = elsewhere.join("2026-03-02T15-30-00-000Z_019caf2b-a8c0-7719-a0e6-000000000080.jsonl");
+    let mut op: Vec<String> = vec![header(80, None)];
+    op.extend(linear.lines().skip(1).map(str::to_string));
+    write_lines(&outside_parent, &op);
+    write_lines(&root.join("parent-session-outside.jsonl"), &fork_of(56, &outside_parent));
+    cases.push(("parent-session-outside.jsonl".into(), vec!["parent-session-outside"]));
 
     // A directory named *.jsonl, with a session inside that is not listed (see IGNORED).
     fs::create_dir_all(root.join("folder.jsonl")).unwrap();
@@ -278,10 +308,11 @@ pub fn build(tmp: &Path, committed: &Path) -> Folder {
     Folder { root, cases, largest_file, skipped }
 }
 
-/// The committed examples, seen from a crate's manifest folder.
-pub fn committed_dir(manifest_dir: &str, from_cli: bool) -> PathBuf {
+/// The committed examples, seen from a crate's manifest folder (`sibling`: another crate's than
+/// `pi-session`'s).
+pub fn committed_dir(manifest_dir: &str, sibling: bool) -> PathBuf {
     let m = Path::new(manifest_dir);
-    if from_cli {
+    if sibling {
         m.join("../pi-session/tests/damage")
     } else {
         m.join("tests/damage")

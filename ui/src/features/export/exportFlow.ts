@@ -14,7 +14,7 @@ export async function startExport(chrome: ChromeState, ask: ExportAsk): Promise<
     return;
   }
   try {
-    const r = await chrome.backend.exportSession(ask.path, ask.leafId, ask.tree, ask.format);
+    const r = await chrome.backend.exportSession(ask.path, ask.leafId, ask.tree, ask.format, null, null);
     download(r.out, r.text ?? "", ask.format === "html" ? "text/html" : "text/markdown");
     chrome.toasts.show("success", `Downloaded ${r.out} (${bytes(r.bytes)}): your browser saved it where it saves downloads`, undefined, 6000);
   } catch (e) {

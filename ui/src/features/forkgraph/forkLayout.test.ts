@@ -21,6 +21,16 @@ function many(n: number): ForkNode[] {
       forkPointLine: parent ? 2 : null,
       forkPointPreview: parent ? `Task ${i - 10}` : null,
       status: "ok",
+      parentSession: parent,
+      kind: parent ? "fork" : null,
+      spawnedBy: null,
+      spawnedByToolCall: null,
+      spawnedByGuess: false,
+      ownTokens: 0,
+      ownCost: 0,
+      familyTokens: 0,
+      familyCost: 0,
+      familySize: 1,
     });
   }
   return out;

@@ -37,7 +37,7 @@ export class MarksState {
   async load() {
     try {
       const [m, t] = await Promise.all([this.backend.sessionMarks(), this.backend.sessionTags()]);
-      this.byId = m;
+      this.byId = m as Record<string, Marks>;
       this.tags = t;
       this.error = null;
       this.damaged = null;

@@ -11,7 +11,7 @@
 
 import type { Unsubscribe } from "./index";
 import { ApiError } from "./index";
-import { CommandBackend, STATEFUL_COMMANDS, type Args } from "./commands";
+import { CommandBackend, STATE_CHANGING, type Args } from "./commands";
 import type { IndexProgress } from "../bindings/IndexProgress";
 import type { SearchIndexProgress } from "../bindings/SearchIndexProgress";
 import type { RootChanged } from "../bindings/RootChanged";
@@ -34,10 +34,11 @@ const recordings = import.meta.glob<Recording>("./recorded/*.json", { eager: tru
 /** JSON with object keys sorted, so equal arguments give equal keys. */
 function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
+  // An absent optional argument and null mean the same to the core (`Option`).
   if (v && typeof v === "object") {
     const o = v as Record<string, unknown>;
     return `{${Object.keys(o)
-      .filter((k) => o[k] !== undefined)
+      .filter((k) => o[k] != null)
       .sort()
       .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
       .join(",")}}`;
@@ -63,7 +64,7 @@ export class RecordedBackend extends CommandBackend {
 
   protected async call<T>(command: string, args: Args): Promise<T> {
     const step = this.step;
-    if (STATEFUL_COMMANDS.has(command)) this.step++;
+    if (STATE_CHANGING.has(command)) this.step++;
     if (env.RECORD_DISCOVER_URL) return discover<T>(this.scenario, command, args);
     const c = this.answers.get(keyOf(step, command, args));
     if (!c) {

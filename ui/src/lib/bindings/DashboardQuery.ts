@@ -5,4 +5,9 @@ export type DashboardQuery = { bucket: BucketSize,
 /**
  * Sessions shown per session chart (the biggest by cost); 0 = 50.
  */
-top: number, };
+top: number, 
+/**
+ * The per-session figures by family: one row per family head, with the figures of the
+ * session and its spawns (a fork's copied entries left out). Absent: by session.
+ */
+byFamily?: boolean, };

@@ -3,4 +3,4 @@
 /**
  * The stable error codes (docs/ipc.md): one per [`crate::Error`] variant, plus `internal`.
  */
-export type ErrorCode = "not-found" | "io" | "not-a-file" | "corrupt" | "unknown-id" | "read-only" | "in-cycle" | "busy" | "outside-root" | "invalid-id" | "read-only-mode" | "no-compaction" | "not-related" | "pi-link" | "index" | "no-folder" | "organiser-damaged" | "invalid" | "internal";
+export type ErrorCode = "not-found" | "io" | "not-a-file" | "corrupt" | "unknown-id" | "read-only" | "in-cycle" | "busy" | "outside-root" | "invalid-id" | "read-only-mode" | "no-compaction" | "not-related" | "pi-link" | "index" | "no-folder" | "organiser-damaged" | "invalid" | "window-only" | "internal";

@@ -3,4 +3,4 @@
 /**
  * How a session's `parentSession` link resolves.
  */
-export type ForkStatus = "ok" | "parent-missing" | "cycle";
+export type ForkStatus = "ok" | "relinked" | "parent-missing" | "parent-mismatch" | "parent-outside" | "cycle" | "outside-roots";

@@ -4,19 +4,19 @@
 //! its own, so it is rebuilt on one core while the rest decodes on another) and the tree.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use compact_str::CompactString;
+use pi_session_format::diag::{DiagKind, Diagnostic, Severity};
+use pi_session_format::entry::{Detail, Entry, Id, Kind, MessageMeta, MetaRef, Parent, Replacement, Role, Usage};
+use pi_session_format::header::{FileStamp, Header};
+use pi_session_format::meta::{LazyBlock, LoadMetas};
 
 use super::super::{Checkpoint, ScanState, SessionIndex, TailCandidate};
-use crate::diag::{DiagKind, Diagnostic, Severity};
-use crate::entry::{Detail, Entry, Id, Kind, MessageMeta, MetaRef, Parent, Replacement, Role, Usage};
-use crate::header::{FileStamp, Header};
+use super::lazy::{BlockAt, MetaSource, BLOCK};
 use crate::session::IdMap;
 use crate::tree::{Children, LabelInfo, Leaf, Tree, NONE};
 use crate::Session;
-
-use super::lazy::{BlockAt, LazyMetas, MetaSource, BLOCK};
-use std::sync::Arc;
 
 mod write;
 pub(super) use write::Writer;
@@ -179,7 +179,7 @@ fn decode_entries(table: &[u8], body: &[u8], blocks: &[u8], metas_len: u64, sour
     let start = |k: usize| u32::from_le_bytes(table[4 * k..4 * k + 4].try_into().unwrap()) as usize;
     let bad = AtomicBool::new(false);
     let mut out: Vec<Entry> = Vec::with_capacity(n);
-    super::super::huge_pages(&out);
+    pi_session_format::pages::huge_pages(&out);
     out.spare_capacity_mut()[..n].par_chunks_mut(BLOCK).enumerate().for_each(|(b, slots)| {
         let place = Reader { b: &blocks[24 * b..24 * b + 24], at: 0 }
             .block_at()
@@ -191,7 +191,7 @@ fn decode_entries(table: &[u8], body: &[u8], blocks: &[u8], metas_len: u64, sour
             }
             return;
         };
-        let block = Arc::new(LazyMetas::new(source, (b * BLOCK) as u32, place));
+        let block = Arc::new(LazyBlock::new(LazyMetas { source: source.clone(), first: (b * BLOCK) as u32, place }));
         let mut with_meta = 0u32;
         for (j, slot) in slots.iter_mut().enumerate() {
             let k = b * BLOCK + j;
@@ -227,9 +227,31 @@ fn placeholder() -> Entry {
     Entry { line: 0, offset: 0, len: 0, kind: Kind::Message, id: None, parent: Parent::Missing, ts: 0.0, detail: Detail::None }
 }
 
+/// The metas of one block of entries of a snapshot, decoded on first read ([`LazyBlock`]).
+struct LazyMetas {
+    source: Arc<MetaSource>,
+    /// The block's first entry.
+    first: u32,
+    place: BlockAt,
+}
+
+impl LoadMetas for LazyMetas {
+    fn load(&self) -> Box<[MessageMeta]> {
+        let p = self.place;
+        let decoded = self.source.block(&p).and_then(|b| decode_metas(&b, p.count as usize));
+        let mut metas = match decoded {
+            Some(m) => m,
+            None => self.source.from_session(self.first),
+        };
+        // Every message pointing here finds its meta, whatever happened.
+        metas.resize(p.count as usize, MessageMeta::default());
+        metas.into_boxed_slice()
+    }
+}
+
 /// A block's `count` metas from its bytes in the metas section (each one after the other, to
 /// the end of `b`).
-pub(super) fn decode_metas(b: &[u8], count: usize) -> Option<Vec<MessageMeta>> {
+fn decode_metas(b: &[u8], count: usize) -> Option<Vec<MessageMeta>> {
     let mut r = Reader { b, at: 0 };
     let mut seen = Repeats::default();
     let mut out = Vec::with_capacity(count);
@@ -479,7 +501,7 @@ impl<'a> Reader<'a> {
             return None;
         }
         let mut children = Vec::with_capacity(n);
-        super::super::huge_pages(&children);
+        pi_session_format::pages::huge_pages(&children);
         let mut at = 0;
         for c in le_u32s(counts) {
             let end = at + 4 * c as usize;

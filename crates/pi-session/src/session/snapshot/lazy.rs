@@ -1,22 +1,27 @@
 //! Messages' metas (model, usage, tool fields) of a session opened from its snapshot, decoded
 //! when first read rather than when the session opens. The snapshot keeps them in a section of
 //! their own after its payload, in blocks of [`BLOCK`] entries; opening the session only points
-//! each message at its place in its block, and the first read of a block reads that block's
-//! bytes from the snapshot file and decodes them. Opening a big session and building the context
+//! each message at its place in its block (a [`LazyBlock`] whose loader is the codec's
+//! `LazyMetas`), and the first read of a block reads that block's bytes from the snapshot file
+//! ([`MetaSource::block`]) and decodes them. Opening a big session and building the context
 //! at its leaf then touches a few blocks, not the tens of megabytes of fresh memory that all of
 //! them take decoded.
 //!
 //! A block is checked against its own checksum when it is read. A block that cannot be read or
 //! does not match (the snapshot was changed in place after it was opened: nothing of the project
-//! does that) is taken from the session file read in full instead, and the snapshot is removed
-//! so that the next open reads the file and saves a good one.
+//! does that) is taken from the session file read in full instead
+//! ([`MetaSource::from_session`]), and the snapshot is removed so that the next open reads the
+//! file and saves a good one.
+//!
+//! [`LazyBlock`]: pi_session_format::meta::LazyBlock
 
 use std::fs::File;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock};
 
-use super::codec::decode_metas;
-use crate::entry::{Detail, MessageMeta};
+use pi_session_format::entry::{Detail, MessageMeta};
+use pi_session_format::header::FileStamp;
+
 use crate::session::SessionIndex;
 
 /// Entries per block: the metas of a block are read and decoded together.
@@ -51,8 +56,8 @@ impl MetaSource {
         self.fallback
             .get_or_init(|| {
                 // The snapshot no longer vouches for itself: the next open reads the file.
-                let ours = self.file.lock().ok().and_then(|f| f.metadata().ok()).map(|m| crate::header::FileStamp::of(&m).ino);
-                let there = std::fs::metadata(&self.snapshot).ok().map(|m| crate::header::FileStamp::of(&m).ino);
+                let ours = self.file.lock().ok().and_then(|f| f.metadata().ok()).map(|m| FileStamp::of(&m).ino);
+                let there = std::fs::metadata(&self.snapshot).ok().map(|m| FileStamp::of(&m).ino);
                 if ours.is_some() && ours == there {
                     let _ = std::fs::remove_file(&self.snapshot);
                 }
@@ -60,63 +65,18 @@ impl MetaSource {
             })
             .as_ref()
     }
-}
 
-/// Where a block's metas are in the metas section.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct BlockAt {
-    /// Messages with a meta in the block.
-    pub(crate) count: u32,
-    pub(crate) at: u64,
-    pub(crate) len: u32,
-    pub(crate) sum: u64,
-}
-
-/// The metas of one block of entries, decoded on first read.
-pub(crate) struct LazyMetas {
-    source: Arc<MetaSource>,
-    /// The block's first entry.
-    first: u32,
-    place: BlockAt,
-    metas: OnceLock<Box<[MessageMeta]>>,
-}
-
-impl LazyMetas {
-    pub(crate) fn new(source: &Arc<MetaSource>, first: u32, place: BlockAt) -> LazyMetas {
-        LazyMetas { source: source.clone(), first, place, metas: OnceLock::new() }
+    /// The bytes of a block's metas, when they can be read and match their checksum.
+    pub(super) fn block(&self, place: &BlockAt) -> Option<Vec<u8>> {
+        self.read(place.at, place.len).filter(|b| super::checksum(b) == place.sum)
     }
 
-    /// The `i`th meta of the block (`i` below the block's count).
-    pub(crate) fn get(&self, i: u32) -> &MessageMeta {
-        &self.metas.get_or_init(|| self.load())[i as usize]
-    }
-
-    #[cfg(test)]
-    pub(crate) fn decoded(&self) -> bool {
-        self.metas.get().is_some()
-    }
-
-    fn load(&self) -> Box<[MessageMeta]> {
-        let p = self.place;
-        let decoded = self
-            .source
-            .read(p.at, p.len)
-            .filter(|b| super::checksum(b) == p.sum)
-            .and_then(|b| decode_metas(&b, p.count as usize));
-        let mut metas = match decoded {
-            Some(m) => m,
-            None => self.from_session(),
-        };
-        // Every message pointing here finds its meta, whatever happened.
-        metas.resize(p.count as usize, MessageMeta::default());
-        metas.into_boxed_slice()
-    }
-
-    /// The block's metas as the session file read in full gives them: the metas of the block's
-    /// messages, in entry order (the file only grows, so its entries are the snapshot's).
-    fn from_session(&self) -> Vec<MessageMeta> {
-        let Some(ix) = self.source.fallback() else { return Vec::new() };
-        let first = self.first as usize;
+    /// The metas of the block of entries from `first` as the session file read in full gives
+    /// them: the metas of the block's messages, in entry order (the file only grows, so its
+    /// entries are the snapshot's).
+    pub(super) fn from_session(&self, first: u32) -> Vec<MessageMeta> {
+        let Some(ix) = self.fallback() else { return Vec::new() };
+        let first = first as usize;
         let end = (first + BLOCK).min(ix.entries.len());
         ix.entries
             .get(first..end)
@@ -130,9 +90,19 @@ impl LazyMetas {
     }
 }
 
+/// Where a block's metas are in the metas section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct BlockAt {
+    /// Messages with a meta in the block.
+    pub(crate) count: u32,
+    pub(crate) at: u64,
+    pub(crate) len: u32,
+    pub(crate) sum: u64,
+}
+
 #[cfg(test)]
 mod tests {
-    use crate::entry::{Detail, Entry};
+    use pi_session_format::entry::{Detail, Entry};
     use crate::session::SkeletonCache;
     use crate::Session;
 

@@ -1,12 +1,13 @@
 //! The snapshot's encoding, written: each value of the index and the tree, in the layout that
 //! `codec.rs` documents (the reader sits beside the decoder there).
 
+use pi_session_format::diag::Diagnostic;
+use pi_session_format::entry::{Detail, Entry, MessageMeta, Parent, Usage};
+use pi_session_format::header::{FileStamp, Header};
+
 use super::super::super::ScanState;
 use super::super::lazy::BlockAt;
 use super::{KINDS, ROLES};
-use crate::diag::Diagnostic;
-use crate::entry::{Detail, Entry, MessageMeta, Parent, Usage};
-use crate::header::{FileStamp, Header};
 use crate::tree::{Leaf, Tree};
 
 pub(in crate::session::snapshot) struct Writer<'a>(pub(in crate::session::snapshot) &'a mut Vec<u8>);
