@@ -48,4 +48,7 @@ const COMMANDS: &[&str] = &[
     "recent_moves",
     "select_sessions",
     "set_aside_organiser",
+    "pi_followers",
+    "offer_to_pi",
+    "resume_in_pi",
 ];

@@ -240,6 +240,7 @@ const install = spawnSync(process.execPath, [cli, "install", extension], { cwd: 
 if (!check("pi install pi-extension", install.status === 0, `${install.stdout}${install.stderr}`)) process.exit(1);
 
 const pi = new Pi();
+let servedCall = null;
 let servedUrl = null;
 try {
 	const commands = (await pi.call("get_commands")).commands.map((c) => c.name);
@@ -293,6 +294,10 @@ try {
 		const token = frag.get("token") ?? url.searchParams.get("token");
 		check("the URL carries the token", /^[0-9a-f]{64}$/.test(token ?? ""), url.toString());
 		const api = (cmd, headers) => fetch(new URL(`/api/${cmd}`, url), { method: "POST", headers: { "content-type": "application/json", ...headers }, body: "{}" });
+		servedCall = async (cmd, args) => {
+			const r = await fetch(new URL(`/api/${cmd}`, url), { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: JSON.stringify(args) });
+			return { status: r.status, json: await r.json().catch(() => null) };
+		};
 		const info = await api("app_info", { authorization: `Bearer ${token}` });
 		const body = info.ok ? await info.json() : null;
 		same("the API answers the token as Bearer; its root is the session's", [info.status, body?.root], [200, realpathSync(root)]);
@@ -382,6 +387,25 @@ try {
 	same("the link follows the new file", now.map((x) => [x.pid, x.sessionFile]), [[pi.proc.pid, NEW]]);
 	same("and no longer the old one", ours("followers", FILE).json, []);
 	same("offer to a file no pi follows: exit 3", ours("offer", FILE, "--navigate", A1).status, 3);
+
+	// -------------------------------------------------------------- the explorer's own commands (serve's API)
+	if (servedCall) {
+		const fol = await servedCall("pi_followers", { path: NEW });
+		same("pi_followers: this pi on the fork, with its version and leaf", [fol.status, fol.json?.map((f) => [f.pid, f.sessionFile, f.leafId])], [200, [[pi.proc.pid, NEW, lastId(NEW)]]]);
+		same("pi_followers of the file pi left: none", (await servedCall("pi_followers", { path: FILE })).json, []);
+		const asked = servedCall("offer_to_pi", { path: NEW, entryId: A1, decideSecs: 20 });
+		q = await decide(pi, "No summary");
+		same("offer_to_pi: the question", q?.title, `The explorer moved to 'fix the parser' (entry ${A1}): go there?`);
+		const a = await asked;
+		same("offer_to_pi: accepted, pi moved to the entry", [a.status, a.json?.[0]?.pid, a.json?.[0]?.answer?.answer, a.json?.[0]?.answer?.moved], [200, pi.proc.pid, "accepted", { sessionFile: NEW, leafId: A1 }]);
+		same("pi's active path ends at the entry", await pi.path(), [TEXT.U1, TEXT.A1]);
+		const no = servedCall("offer_to_pi", { path: NEW, entryId: A3, decideSecs: 20 });
+		await decide(pi, "Cancel");
+		same("offer_to_pi refused: declined, pi stays", [(await no).json?.[0]?.answer?.answer, await pi.path()], ["declined", [TEXT.U1, TEXT.A1]]);
+		same("offer_to_pi: an entry and a fork at once is invalid", (await servedCall("offer_to_pi", { path: NEW, entryId: A1, forkPath: FILE })).json?.code, "invalid");
+		same("offer_to_pi: a file outside the served root is refused", (await servedCall("offer_to_pi", { path: "/etc/passwd", entryId: A1 })).json?.code, "outside-root");
+		same("resume_in_pi is the window's only", (await servedCall("resume_in_pi", { path: NEW })).json?.code, "window-only");
+	}
 } catch (e) {
 	check("no exception", false, e.stack);
 } finally {

@@ -21,6 +21,7 @@ mod exports;
 pub mod find;
 pub mod layout;
 mod marks;
+mod pilink;
 pub mod recent;
 pub mod service;
 pub mod watch;

@@ -13,7 +13,7 @@ use pi_session::Error;
 use pi_session_find::SearchIndexProgress;
 use serde::Serialize;
 
-use crate::api::{ApiError, AppInfo, ErrorCode, IndexProgress, RootChanged};
+use crate::api::{AppInfo, IndexProgress, RootChanged};
 use crate::explorer::Explorer;
 use crate::find::FindState;
 use crate::watch::RootWatch;
@@ -109,19 +109,6 @@ impl App {
         if let Some(sink) = self.events.read().unwrap().clone() {
             sink.emit(event);
         }
-    }
-
-    /// Runs one command by name with its arguments as the UI sends them (a JSON object, or
-    /// null for none), answering its JSON ([`crate::commands`]).
-    pub fn call(self: &Arc<Self>, name: &str, args: serde_json::Value) -> Result<String, ApiError> {
-        let command = crate::commands::find(name).ok_or_else(|| ApiError { code: ErrorCode::NotFound, message: format!("no command {name:?}") })?;
-        if command.window_only && self.host == Host::Serve {
-            return Err(ApiError {
-                code: ErrorCode::WindowOnly,
-                message: format!("{name}: not over HTTP: the served roots are set by the server's command line, and tags, folders and exports are the window's"),
-            });
-        }
-        crate::commands::dispatch(self, name, args)
     }
 
     /// Starts serving the explorer: index progress events, the roots' watchers (with `watch`),

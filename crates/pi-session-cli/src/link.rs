@@ -8,7 +8,7 @@ use std::time::Duration;
 use clap::Args;
 use pi_session::pilink::{self, Follower, Offer, OfferAnswer, Wait};
 use pi_session::terminal::{self, Resume};
-use pi_session::{Error, Session};
+use pi_session::Error;
 use serde::Serialize;
 
 use crate::print_json;
@@ -57,12 +57,8 @@ struct Failed {
 /// not be asked.
 pub fn offer(a: OfferArgs) -> Result<ExitCode, Error> {
     let what = match (&a.navigate, &a.switch) {
-        (Some(id), _) => {
-            pi_session::write::validate_id(id)?;
-            let s = Session::open(&a.file)?;
-            Offer::Navigate { id: id.clone(), title: pilink::title_of(&s, id)? }
-        }
-        (None, Some(new)) => Offer::Switch { path: std::fs::canonicalize(new).map_err(|e| Error::io(new, e))?, title: fork_title(new)? },
+        (Some(id), _) => Offer::navigate(&a.file, id)?,
+        (None, Some(new)) => Offer::switch(new)?,
         (None, None) => return Err(Error::Invalid("--navigate ID or --switch NEWFILE".into())),
     };
     let pis: Vec<Follower> = pilink::followers(&a.file).into_iter().filter(|f| a.pid.is_none_or(|p| p == f.pid)).collect();
@@ -71,10 +67,7 @@ pub fn offer(a: OfferArgs) -> Result<ExitCode, Error> {
         return Ok(ExitCode::from(3));
     }
     let wait = Wait { decide: Duration::from_secs(a.timeout), apply: Duration::from_secs(a.apply_timeout) };
-    let answers: Vec<(Follower, Result<OfferAnswer, Error>)> = std::thread::scope(|scope| {
-        let asks: Vec<_> = pis.into_iter().map(|f| scope.spawn(|| { let r = pilink::offer(&f, &what, wait); (f, r) })).collect();
-        asks.into_iter().map(|h| h.join().expect("an offer thread panicked")).collect()
-    });
+    let answers = pilink::offer_each(pis, &what, wait);
     let mut failed = false;
     let out: Vec<serde_json::Value> = answers
         .into_iter()
@@ -90,15 +83,6 @@ pub fn offer(a: OfferArgs) -> Result<ExitCode, Error> {
         .map_err(|e| Error::Invalid(e.to_string()))?;
     print_json(&out)?;
     Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
-}
-
-/// The title of a switch offer: what the new file's leaf is about.
-fn fork_title(file: &Path) -> Result<String, Error> {
-    let s = Session::open(file)?;
-    match s.effective_leaf() {
-        Some(i) => pilink::title_of(&s, s.id_of(i)),
-        None => Ok(file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()),
-    }
 }
 
 /// The running pis (on FILE, or all), as pi describes itself on its socket.

@@ -28,6 +28,8 @@ pub use pi_session_format::entry::Usage;
 
 mod codes;
 pub use codes::{ApiError, ErrorCode, HitField, MessageRole, View};
+mod pilink;
+pub use pilink::{Follower, Moved, OfferAnswer, PiAnswer, ResumeInPi};
 
 /// What the app is looking at.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

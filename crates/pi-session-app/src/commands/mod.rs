@@ -19,7 +19,10 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 
+use std::sync::Arc;
+
 use crate::api::{ApiError, ErrorCode};
+use crate::service::{App, Host};
 
 pub use table::handlers;
 
@@ -171,3 +174,19 @@ macro_rules! commands {
 pub(crate) use commands;
 
 pub use table::{dispatch, COMMANDS};
+
+impl App {
+    /// Runs one command by name with its arguments as the UI sends them (a JSON object, or
+    /// null for none), answering its JSON ([`crate::commands`]).
+    pub fn call(self: &Arc<Self>, name: &str, args: serde_json::Value) -> Result<String, ApiError> {
+        let command = find(name).ok_or_else(|| ApiError { code: ErrorCode::NotFound, message: format!("no command {name:?}") })?;
+        if command.window_only && self.host() == Host::Serve {
+            return Err(ApiError {
+                code: ErrorCode::WindowOnly,
+                message: format!("{name}: not over HTTP: the served roots are set by the server's command line, tags, folders, exports and terminals are the window's"),
+            });
+        }
+        dispatch(self, name, args)
+    }
+}
+

@@ -294,4 +294,24 @@ commands! {
     [changes, window] fn set_aside_organiser(app) -> SetAside {
         app.find().set_aside_organiser()
     }
+
+    /// The running pis that follow the session at `path` (the pi-session-explorer-link
+    /// extension, docs/pi-link.md): each one's pid, version, leaf, whether it is idle.
+    [] fn pi_followers(app, path: String) -> Vec<Follower> {
+        Ok(app.pi_followers(&path)?)
+    }
+
+    /// Offers the pis on the session at `path` the move just made in the explorer: to its entry
+    /// `entry_id`, or to the fork `fork_path`. Each pi user is asked and pi moves itself; the
+    /// answer is one per pi, after each user decided (at most `decide_secs`, 60 by default).
+    [] fn offer_to_pi(app, path: String, entry_id: Option<String>, fork_path: Option<String>, decide_secs: Option<u32>) -> Vec<PiAnswer> {
+        Ok(app.offer_to_pi(&path, entry_id.as_deref(), fork_path.as_deref(), decide_secs)?)
+    }
+
+    /// Resume in pi: opens a terminal (`$TERMINAL`, then `x-terminal-emulator`; Terminal on
+    /// macOS, Windows Terminal on Windows) running `pi --session FILE` in the session's cwd;
+    /// `terminal` absent: none was found, `command` is what to run.
+    [window] fn resume_in_pi(app, path: String) -> ResumeInPi {
+        Ok(app.resume_in_pi(&path)?)
+    }
 }

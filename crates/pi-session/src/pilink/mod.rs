@@ -43,12 +43,14 @@ fn link_dir_with(env: impl Fn(&str) -> Option<PathBuf>, temp: PathBuf) -> PathBu
 
 /// A running pi that follows a session: what its discovery file said, brought up to date by
 /// its own answer on the socket.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Follower {
     pub pid: u32,
     pub pi_version: String,
     /// The session file pi is on (absolute).
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub session_file: PathBuf,
     /// pi's leaf now (`None`: before the first entry).
     pub leaf_id: Option<String>,
@@ -59,6 +61,7 @@ pub struct Follower {
     /// cannot reach a command context on its own: the user then presses Enter on a
     /// prefilled `/explore-offer` (docs/pi-link.md).
     pub moves_at_once: bool,
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub socket: PathBuf,
     #[serde(skip)]
     token: String,
@@ -88,14 +91,17 @@ impl Default for Wait {
 }
 
 /// Where pi is after it moved.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Moved {
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub session_file: PathBuf,
     pub leaf_id: Option<String>,
 }
 
 /// The answer to an offer.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "answer", rename_all = "kebab-case")]
 pub enum OfferAnswer {
@@ -156,6 +162,35 @@ pub fn discover_in(dir: &Path) -> Vec<Follower> {
 /// answers outside the protocol; everything the user or pi decided is an [`OfferAnswer`].
 pub fn offer(to: &Follower, what: &Offer, wait: Wait) -> Result<OfferAnswer, Error> {
     wire::offer(to, what, wait)
+}
+
+/// Offers `what` to each of `pis` at once (one thread each: each user answers in their own
+/// time); one answer per pi, in their order.
+pub fn offer_each(pis: Vec<Follower>, what: &Offer, wait: Wait) -> Vec<(Follower, Result<OfferAnswer, Error>)> {
+    std::thread::scope(|scope| {
+        let asks: Vec<_> = pis.into_iter().map(|f| scope.spawn(move || { let r = offer(&f, what, wait); (f, r) })).collect();
+        asks.into_iter().map(|h| h.join().expect("an offer thread panicked")).collect()
+    })
+}
+
+impl Offer {
+    /// A move to entry `id` of `file`, titled by what its branch is about ([`title_of`]).
+    pub fn navigate(file: &Path, id: &str) -> Result<Offer, Error> {
+        crate::write::validate_id(id)?;
+        let s = crate::Session::open(file)?;
+        Ok(Offer::Navigate { id: id.to_string(), title: title_of(&s, id)? })
+    }
+
+    /// A switch to the session file `new` (a fork), titled by what its leaf is about.
+    pub fn switch(new: &Path) -> Result<Offer, Error> {
+        let path = std::fs::canonicalize(new).map_err(|e| Error::io(new, e))?;
+        let s = crate::Session::open(&path)?;
+        let title = match s.effective_leaf() {
+            Some(i) => title_of(&s, s.id_of(i))?,
+            None => path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        };
+        Ok(Offer::Switch { path, title })
+    }
 }
 
 /// How long a pi has to answer the greeting.

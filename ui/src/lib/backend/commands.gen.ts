@@ -12,6 +12,7 @@ import type { EntryDetail } from "../bindings/EntryDetail";
 import type { ExportFormat } from "../bindings/ExportFormat";
 import type { ExportResult } from "../bindings/ExportResult";
 import type { FindResult } from "../bindings/FindResult";
+import type { Follower } from "../bindings/Follower";
 import type { ForkGraph } from "../bindings/ForkGraph";
 import type { ForkPosition } from "../bindings/ForkPosition";
 import type { ForkResult } from "../bindings/ForkResult";
@@ -23,6 +24,8 @@ import type { Marks } from "../bindings/Marks";
 import type { MoveBatch } from "../bindings/MoveBatch";
 import type { MovePlan } from "../bindings/MovePlan";
 import type { NewFileResult } from "../bindings/NewFileResult";
+import type { PiAnswer } from "../bindings/PiAnswer";
+import type { ResumeInPi } from "../bindings/ResumeInPi";
 import type { SearchIndexStatus } from "../bindings/SearchIndexStatus";
 import type { SearchResults } from "../bindings/SearchResults";
 import type { SessionList } from "../bindings/SessionList";
@@ -43,7 +46,7 @@ export type Args = Record<string, unknown>;
 export const STATE_CHANGING: ReadonlySet<string> = new Set(["navigate", "set_label", "fork_session", "set_read_only", "fork_slim", "prune_session", "add_root", "remove_root", "set_root_read_only", "open_root", "add_session_tag", "remove_session_tag", "set_session_pinned", "set_session_archived", "export_session", "move_archived_files", "undo_move", "set_aside_organiser"]);
 
 /** Commands of the window only: `pi-session serve` refuses them (`window-only`). */
-export const WINDOW_ONLY: ReadonlySet<string> = new Set(["add_root", "remove_root", "set_root_read_only", "open_root", "add_session_tag", "remove_session_tag", "set_session_pinned", "set_session_archived", "export_target", "open_export", "move_archived_files", "undo_move", "set_aside_organiser"]);
+export const WINDOW_ONLY: ReadonlySet<string> = new Set(["add_root", "remove_root", "set_root_read_only", "open_root", "add_session_tag", "remove_session_tag", "set_session_pinned", "set_session_archived", "export_target", "open_export", "move_archived_files", "undo_move", "set_aside_organiser", "resume_in_pi"]);
 
 /** Every command of the backend, typed. */
 export interface CommandApi {
@@ -226,6 +229,23 @@ export interface CommandApi {
    * new one. `invalid` when it is not damaged.
    */
   setAsideOrganiser(): Promise<SetAside>;
+  /**
+   * The running pis that follow the session at `path` (the pi-session-explorer-link
+   * extension, docs/pi-link.md): each one's pid, version, leaf, whether it is idle.
+   */
+  piFollowers(path: string): Promise<Array<Follower>>;
+  /**
+   * Offers the pis on the session at `path` the move just made in the explorer: to its entry
+   * `entry_id`, or to the fork `fork_path`. Each pi user is asked and pi moves itself; the
+   * answer is one per pi, after each user decided (at most `decide_secs`, 60 by default).
+   */
+  offerToPi(path: string, entryId?: string | null, forkPath?: string | null, decideSecs?: number | null): Promise<Array<PiAnswer>>;
+  /**
+   * Resume in pi: opens a terminal (`$TERMINAL`, then `x-terminal-emulator`; Terminal on
+   * macOS, Windows Terminal on Windows) running `pi --session FILE` in the session's cwd;
+   * `terminal` absent: none was found, `command` is what to run.
+   */
+  resumeInPi(path: string): Promise<ResumeInPi>;
 }
 
 /** The commands over one `call`: a transport says only how a command travels. */
@@ -505,5 +525,28 @@ export abstract class Commands implements CommandApi {
    */
   setAsideOrganiser(): Promise<SetAside> {
     return this.call("set_aside_organiser", {});
+  }
+  /**
+   * The running pis that follow the session at `path` (the pi-session-explorer-link
+   * extension, docs/pi-link.md): each one's pid, version, leaf, whether it is idle.
+   */
+  piFollowers(path: string): Promise<Array<Follower>> {
+    return this.call("pi_followers", { path });
+  }
+  /**
+   * Offers the pis on the session at `path` the move just made in the explorer: to its entry
+   * `entry_id`, or to the fork `fork_path`. Each pi user is asked and pi moves itself; the
+   * answer is one per pi, after each user decided (at most `decide_secs`, 60 by default).
+   */
+  offerToPi(path: string, entryId?: string | null, forkPath?: string | null, decideSecs?: number | null): Promise<Array<PiAnswer>> {
+    return this.call("offer_to_pi", { path, entryId, forkPath, decideSecs });
+  }
+  /**
+   * Resume in pi: opens a terminal (`$TERMINAL`, then `x-terminal-emulator`; Terminal on
+   * macOS, Windows Terminal on Windows) running `pi --session FILE` in the session's cwd;
+   * `terminal` absent: none was found, `command` is what to run.
+   */
+  resumeInPi(path: string): Promise<ResumeInPi> {
+    return this.call("resume_in_pi", { path });
   }
 }
