@@ -26,6 +26,40 @@ pub struct CachedFork {
     /// Short text of the fork point entry.
     #[serde(default)]
     pub fork_point_preview: Option<String>,
+    /// The fork point's entry in the parent (1-based) and the parent's entry count.
+    #[serde(default)]
+    pub fork_point_entry: Option<u32>,
+    #[serde(default)]
+    pub parent_entries: Option<u32>,
+    /// A slim fork or a pruned copy.
+    #[serde(default)]
+    pub copy: Option<crate::forks::CopyKind>,
+}
+
+impl CachedFork {
+    pub fn new(parent: PathBuf, parent_stamp: FileStamp, p: &crate::forks::ForkPoint) -> CachedFork {
+        CachedFork {
+            parent,
+            parent_stamp,
+            fork_point_id: p.id.clone(),
+            fork_point_line: p.line,
+            fork_point_preview: p.preview.clone(),
+            fork_point_entry: p.entry,
+            parent_entries: p.parent_entries,
+            copy: p.copy,
+        }
+    }
+
+    pub fn point(&self) -> crate::forks::ForkPoint {
+        crate::forks::ForkPoint {
+            id: self.fork_point_id.clone(),
+            line: self.fork_point_line,
+            preview: self.fork_point_preview.clone(),
+            entry: self.fork_point_entry,
+            parent_entries: self.parent_entries,
+            copy: self.copy,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -39,7 +39,92 @@ pub struct ForkInfo {
     /// Short text of the fork point entry (the message where the fork happened).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fork_point_preview: Option<String>,
+    /// Where the fork point is in the parent: its entry's position (1-based, file order) and
+    /// how many entries the parent holds ("entry n of m").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fork_point_entry: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_entries: Option<u32>,
+    /// A slim fork or a pruned copy rather than a whole-path fork ([`copy_kind`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub copy: Option<CopyKind>,
     pub status: ForkStatus,
+}
+
+/// What a fork's file holds of its parent, when it is not the whole root→fork-point path that
+/// a fork copies. Nothing in the file says so (its header is a fork's: `parentSession`); it is
+/// read from the lines it holds ([`copy_kind`], docs/design.md "Slim fork and pruned copy").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub enum CopyKind {
+    /// A slim fork: a copied line's `parentId` differs from the parent's line with the same id
+    /// (the fork re-links the first line it keeps after the part it drops).
+    Slim,
+    /// A pruned copy: more shared entries than the path to the fork point (several branches),
+    /// fewer than the parent holds (others left out).
+    Pruned,
+}
+
+/// The fork point of `child` in `parent` and what it says about the copy.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ForkPoint {
+    pub id: Option<String>,
+    pub line: Option<u32>,
+    pub preview: Option<String>,
+    pub entry: Option<u32>,
+    pub parent_entries: Option<u32>,
+    pub copy: Option<CopyKind>,
+}
+
+impl ForkPoint {
+    pub fn of(child: &Session, parent: &Session) -> ForkPoint {
+        let id = fork_point(child, parent);
+        let at = id.as_deref().and_then(|id| parent.index.by_id.get(id).copied());
+        ForkPoint {
+            line: at.map(|i| parent.index.entries[i as usize].line),
+            preview: point_preview(parent, id.as_deref()),
+            entry: at.map(|i| i + 1),
+            parent_entries: Some(parent.index.entries.len() as u32),
+            copy: id.as_deref().and_then(|id| copy_kind(child, parent, id)),
+            id,
+        }
+    }
+
+    fn apply(self, info: &mut ForkInfo) {
+        info.fork_point_id = self.id;
+        info.fork_point_line = self.line;
+        info.fork_point_preview = self.preview;
+        info.fork_point_entry = self.entry;
+        info.parent_entries = self.parent_entries;
+        info.copy = self.copy;
+    }
+}
+
+/// Tells a slim fork and a pruned copy from a fork, by the lines `child` shares (by id) with
+/// `parent`: our fork and pi's copy the root→`point` path byte for byte, so every shared line
+/// has the parent's `parentId` and the shared lines are that path. A slim fork re-links the
+/// first line it keeps after the hidden part (a shared line whose `parentId` differs; a slim
+/// fork always holds a compaction). A pruned copy keeps several whole paths: more shared lines
+/// than the path to its fork point, fewer than the parent's tree (a full copy is not pruned).
+/// A pruned copy of a single branch is a fork of that branch, and reads as one.
+pub fn copy_kind(child: &Session, parent: &Session, point: &str) -> Option<CopyKind> {
+    let mut shared = 0usize;
+    let mut relinked = false;
+    for (i, e) in child.index.entries.iter().enumerate() {
+        let Some(id) = e.id.as_ref().filter(|_| child.tree.in_tree[i]) else { continue };
+        let Some(&p) = parent.index.by_id.get(id.as_str()) else { continue };
+        shared += 1;
+        relinked |= e.parent != parent.index.entries[p as usize].parent;
+    }
+    let compacted = child.index.entries.iter().any(|e| e.kind == crate::entry::Kind::Compaction);
+    if relinked && compacted {
+        return Some(CopyKind::Slim);
+    }
+    let fp = *child.index.by_id.get(point)?;
+    let on_path = child.tree.path_to(fp).len();
+    let parent_tree = parent.tree.in_tree.iter().filter(|&&b| b).count();
+    (shared > on_path && shared < parent_tree).then_some(CopyKind::Pruned)
 }
 
 /// Short plain text of entry `id` of `s` (≤ 200 chars), for labelling a fork edge.
@@ -80,9 +165,7 @@ pub fn fork_graph(
     for i in 0..out.len() {
         let Some(parent_path) = parents[i].clone() else { continue };
         let (Some(child), Some(parent)) = (open(&sessions[i].path), open(&parent_path)) else { continue };
-        out[i].fork_point_id = fork_point(&child, &parent);
-        out[i].fork_point_line = out[i].fork_point_id.as_deref().and_then(|id| parent.index.entry(id)).map(|e| e.line);
-        out[i].fork_point_preview = point_preview(&parent, out[i].fork_point_id.as_deref());
+        ForkPoint::of(&child, &parent).apply(&mut out[i]);
     }
     out
 }
@@ -104,41 +187,30 @@ pub fn fork_graph_cached(root: &Path, sessions: &[SessionSummary], cache: &mut c
         let child_path = &sessions[i].path;
         let Some(entry) = cache.files.get(child_path) else { continue };
         let parent_stamp = stamp(&parent_path);
-        // An entry cached before fork points had their text is computed again.
-        match entry.fork.as_ref().filter(|f| f.parent == parent_path && Some(f.parent_stamp) == parent_stamp && (f.fork_point_id.is_none() || f.fork_point_preview.is_some())) {
-            Some(f) => {
-                out[i].fork_point_id = f.fork_point_id.clone();
-                out[i].fork_point_line = f.fork_point_line;
-                out[i].fork_point_preview = f.fork_point_preview.clone();
-            }
+        // An entry cached before fork points had their text and position is computed again.
+        match entry.fork.as_ref().filter(|f| f.parent == parent_path && Some(f.parent_stamp) == parent_stamp && (f.fork_point_id.is_none() || (f.fork_point_preview.is_some() && f.fork_point_entry.is_some()))) {
+            Some(f) => f.point().apply(&mut out[i]),
             None => todo.push((i, parent_path, parent_stamp)),
         }
     }
-    type Found = (usize, PathBuf, Option<FileStamp>, Option<(Option<String>, Option<u32>, Option<String>)>);
+    type Found = (usize, PathBuf, Option<FileStamp>, Option<ForkPoint>);
     let found: Vec<Found> = todo
         .into_par_iter()
         .map(|(i, parent_path, ps)| {
             let point = match (Session::open(&sessions[i].path), Session::open(&parent_path)) {
-                (Ok(child), Ok(parent)) => {
-                    let id = fork_point(&child, &parent);
-                    let line = id.as_deref().and_then(|id| parent.index.entry(id)).map(|e| e.line);
-                    let text = point_preview(&parent, id.as_deref());
-                    Some((id, line, text))
-                }
+                (Ok(child), Ok(parent)) => Some(ForkPoint::of(&child, &parent)),
                 _ => None,
             };
             (i, parent_path, ps, point)
         })
         .collect();
     for (i, parent_path, ps, point) in found {
-        let Some((id, line, text)) = point else { continue };
+        let Some(point) = point else { continue };
         if let (Some(entry), Some(ps)) = (cache.files.get_mut(&sessions[i].path), ps) {
-            entry.fork = Some(CachedFork { parent: parent_path, parent_stamp: ps, fork_point_id: id.clone(), fork_point_line: line, fork_point_preview: text.clone() });
+            entry.fork = Some(CachedFork::new(parent_path, ps, &point));
             cache.changed = true;
         }
-        out[i].fork_point_id = id;
-        out[i].fork_point_line = line;
-        out[i].fork_point_preview = text;
+        point.apply(&mut out[i]);
     }
     out
 }
@@ -190,6 +262,9 @@ fn fork_links(root: &Path, sessions: &[SessionSummary]) -> (Vec<ForkInfo>, Vec<O
             fork_point_id: None,
             fork_point_line: None,
             fork_point_preview: None,
+            fork_point_entry: None,
+            parent_entries: None,
+            copy: None,
             status: ForkStatus::Ok,
         };
         if let Some(ps) = &s.parent_session {

@@ -340,6 +340,9 @@ pub fn resolve_across(m: &mut MultiListing, per_root: Vec<ForkInfo>) -> Vec<Fork
             fork_point_id: None,
             fork_point_line: None,
             fork_point_preview: None,
+            fork_point_entry: None,
+            parent_entries: None,
+            copy: None,
             status: ForkStatus::Ok,
         });
         if let Some(pp) = f.parent_path.clone() {

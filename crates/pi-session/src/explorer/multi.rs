@@ -145,7 +145,7 @@ impl Explorer {
         SessionList {
             root: crate::pathstr::encode(&self.root),
             sessions,
-            other: m.other.iter().map(|o| PathNote { path: crate::pathstr::encode(&o.path), diagnostic: o.diagnostic.clone() }).collect(),
+            other: m.other.iter().map(|o| super::listing::path_note(&o.path, &o.diagnostic)).collect(),
             indexed: indexed as u32,
             total: total as u32,
             limited,
