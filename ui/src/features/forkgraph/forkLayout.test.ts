@@ -20,6 +20,9 @@ function many(n: number): ForkNode[] {
       forkPointId: parent ? `m${i}` : null,
       forkPointLine: parent ? 2 : null,
       forkPointPreview: parent ? `Task ${i - 10}` : null,
+      forkPointEntry: parent ? 2 : null,
+      parentEntries: parent ? 5 : null,
+      copy: null,
       status: "ok",
     });
   }
