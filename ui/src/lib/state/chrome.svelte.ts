@@ -8,7 +8,7 @@ import { Topic } from "./events";
 import { theme } from "./theme.svelte";
 import { Toasts } from "./toasts.svelte";
 
-export type CenterTab = "tree" | "forks" | "transcript" | "audit" | "compare" | "dashboard";
+export type CenterTab = "tree" | "forks" | "transcript" | "context" | "audit" | "compare" | "dashboard";
 export type InspectorTab = "content" | "context";
 
 /** Widths of the side panes (px): resizable, remembered in this window's storage. */
@@ -58,6 +58,9 @@ export class ChromeState {
   /** The backend's answer on what the app is looking at (null before the first). */
   info = $state<AppInfo | null>(null);
   centerTab = $state<CenterTab>("tree");
+  /** A message of the context at `leafId` for the Context view to bring up, expanded (asked by
+   *  the inspector's card). */
+  contextFocus = $state<{ leafId: string; index: number } | null>(null);
   inspectorTab = $state<InspectorTab>("content");
   /** The keyboard help overlay (`?`). */
   helpOpen = $state(false);
