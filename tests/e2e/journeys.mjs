@@ -109,7 +109,7 @@ function fileTag(path) {
 const overlaps = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
 
 /** `n` sessions in 10 project folders: a quarter roots, the rest forks (chains and siblings), a minute apart, each adding one user message. */
-function manySessions(root, n) {
+export function manySessions(root, n) {
 	const files = [];
 	const t0 = Date.parse("2026-05-01T08:00:00.000Z");
 	for (let i = 0; i < n; i++) {
@@ -337,7 +337,7 @@ export const journeySpecs = [
 		},
 	},
 	{
-		name: "journeys: the fork graph fits 2,000 sessions in both axes; the wheel scrolls, ctrl+wheel zooms; a click shows details without leaving",
+		name: "journeys: Fit fits 2,000 sessions in both axes; the wheel scrolls, ctrl+wheel zooms; a click shows details without leaving",
 		async run({ h, dir }) {
 			const root = join(dir, "many");
 			const all = manySessions(root, 2000);
@@ -346,6 +346,8 @@ export const journeySpecs = [
 			const d = await h.open(["--sessions-dir", root]);
 			await (await d.waitFor("[data-testid=tab-forks]")).click();
 			await d.waitFor("[data-testid=fork-graph] [data-testid=fork-node]", { timeout: 60000, what: "the graph" });
+			// Past 50 sessions the graph opens on the open session's family: every fork asked for.
+			if (await d.exec("const c = document.querySelector('[data-testid=fork-family]'); return !!(c && c.checked)")) await (await d.find("[data-testid=fork-family]")).click();
 			await (await d.find("[data-testid=fork-graph] [aria-label=Fit]")).click();
 			await sleep(400);
 			const r = await d.exec(`const host = document.querySelector('[data-testid=fork-graph]').getBoundingClientRect();

@@ -728,3 +728,8 @@ export const specs = [
 // Issue 14: indexed search, dashboard, tags/pin/archive, export.
 import { findSpecs } from "./specs-find.mjs";
 specs.push(...findSpecs);
+
+// Views on big and odd folders: the Context view, the fork graph, unreadable files, the
+// dashboard, session markers, images.
+import { uxSpecs } from "./specs-ux.mjs";
+specs.push(...uxSpecs);

@@ -18,7 +18,7 @@ export class Panes {
 
   constructor() {
     const narrow = typeof window !== "undefined" && window.innerWidth < 1400;
-    this.#side = stored("pi-explorer.sideW", narrow ? 300 : 320);
+    this.#side = stored("pi-explorer.sideW", narrow ? 320 : 340);
     this.#inspector = stored("pi-explorer.inspW", narrow ? 340 : 380);
   }
 
