@@ -575,8 +575,12 @@ export const journeySpecs = [
 			for (const f of forks) {
 				const el = await d.waitFor(`[data-testid=fork-edge][data-child=${q(f.path)}] [data-testid=fork-edge-label]`, { what: `the label of ${f.path}` });
 				const text = await d.exec("return [...arguments[0].childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join('')", [{ "element-6066-11e4-a52e-4f735466cecf": el.id }]);
+				const full = await d.exec("return arguments[0].querySelector('title').textContent", [{ "element-6066-11e4-a52e-4f735466cecf": el.id }]);
 				const want = f.forkPointPreview.replace(/\s+/g, " ").trim();
-				assert.ok(text.includes(want.slice(0, 20)), `${JSON.stringify(text)} shows ${JSON.stringify(want)}`);
+				// Where in the parent, and the start of its message (the whole message on hover).
+				assert.match(text, /^entry \d+ of \d+ · “/, text);
+				assert.ok(text.includes(want.slice(0, 8)), `${JSON.stringify(text)} shows ${JSON.stringify(want)}`);
+				assert.ok(full.includes(want.slice(0, 60)), `${JSON.stringify(full)} holds ${JSON.stringify(want)}`);
 			}
 			await h.shot("journeys-fork-edge-labels");
 		},

@@ -78,16 +78,15 @@ export function imageSession(dir, { cwd = "/home/u/refactor", turns = 320, creat
 		s.toolResult(`c${i}`, "bash", `ok ${i} passed`);
 	}
 	ids.screenshot = s.user([text("Here is what the page looks like now:"), image(pngGradient(320, 200, 30))]);
-	s.assistant([text("Taking a screenshot of the app."), toolCall("shot", "screenshot", { url: "http://localhost:3000" })], { usage: usage({ input: 2400, output: 60 }) });
+	// A side branch (kept by the pruned copy) and another one (left out), written before the
+	// main line goes on, so that the file's last line is the main leaf.
+	ids.side = s.user("Try a different eviction policy instead", { parent: ids.screenshot });
+	ids.sideLeaf = s.assistant("LRU with a clock hand, then.", { usage: usage({ input: 900, output: 30 }) });
+	ids.dropped = s.user("Or drop the cache altogether?", { parent: ids.first });
+	s.assistant([text("Taking a screenshot of the app."), toolCall("shot", "screenshot", { url: "http://localhost:3000" })], { parent: ids.screenshot, usage: usage({ input: 2400, output: 60 }) });
 	ids.imageResult = s.toolResult("shot", "screenshot", [text("captured"), image(pngGradient(240, 160, 200))]);
 	ids.broken = s.user([text("And this one did not paste well:"), { type: "image", data: "iVBORw0KGgo%%%not-base64%%%", mimeType: "image/png" }]);
 	ids.leaf = s.assistant("The first image shows the new layout; the second one did not decode.", { usage: usage({ input: 2600, output: 40 }) });
-	// A side branch, for a pruned copy with two branches.
-	ids.side = s.user("Try a different eviction policy instead", { parent: ids.screenshot });
-	ids.sideLeaf = s.assistant("LRU with a clock hand, then.", { usage: usage({ input: 900, output: 30 }) });
-	// And one more, which the pruned copy leaves out.
-	ids.dropped = s.user("Or drop the cache altogether?", { parent: ids.first });
-	s.branch(ids.leaf);
 	return { file: s.write(), ids };
 }
 

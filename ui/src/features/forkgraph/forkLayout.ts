@@ -310,7 +310,8 @@ function edge(a: FGNode, b: FGNode, child: ForkNode | null, kind: FGEdge["kind"]
   // Where the fork happened in the parent sits in the gap just above the fork's node, where its
   // edge arrives.
   const text = kind === "fork" && label !== "";
-  const lx = kind === "cycle" ? Math.max(a.x, b.x) + NODE_W + 28 : text ? b.x + 2 : x1 + 14;
+  // Beside the edge where it comes down into the node (at most 18 px in), not over it.
+  const lx = kind === "cycle" ? Math.max(a.x, b.x) + NODE_W + 28 : text ? b.x + 26 : x1 + 14;
   const ly = kind === "cycle" ? (a.y + b.y) / 2 + NODE_H / 2 : text ? b.y - 3 : cy - 5;
   const full = text && child ? forkPointText(child, 2000) : label;
   return { key: `${a.key}->${b.key}:${kind}`, child: b.path, forkPointId: child?.forkPointId ?? null, d, label, full, lx, ly, kind };
@@ -321,7 +322,8 @@ function edge(a: FGNode, b: FGNode, child: ForkNode | null, kind: FGEdge["kind"]
 export function forkPointText(n: ForkNode, max = 34): string {
   if (!n.forkPointId) return "";
   const at = n.forkPointEntry && n.parentEntries ? `entry ${n.forkPointEntry} of ${n.parentEntries}` : `at ${n.forkPointId.slice(0, 8)}`;
-  return n.forkPointPreview ? `${at} · ${edgeText(n.forkPointPreview, max)}` : at;
+  // `max` counts the whole label (it stays within a node's width on the graph).
+  return n.forkPointPreview ? `${at} · ${edgeText(n.forkPointPreview, Math.max(8, max - at.length - 5))}` : at;
 }
 
 /** Shortens a title to fit a node (SVG text has no ellipsis). */

@@ -25,7 +25,8 @@ describe("fork graph scope", () => {
     expect(filterNodes(nodes, " ")).toHaveLength(nodes.length);
   });
   it("a fork point reads entry n of m and its message; a folded folder draws its head alone", () => {
-    expect(forkPointText(nodes[1])).toBe("entry 3 of 40 · “Refactor the cache”");
+    expect(forkPointText(nodes[1], 80)).toBe("entry 3 of 40 · “Refactor the cache”");
+    expect(forkPointText(nodes[1]).length).toBeLessThanOrEqual(34);
     const l = layoutForkGraph(nodes, () => "", 1.6, new Set(["/q"]));
     expect(l.nodes.map((n) => n.path).sort()).toEqual(["a", "a1", "a11", "a2"]);
     const q = l.groups.find((g) => g.cwd === "/q")!;

@@ -18,8 +18,8 @@ export class Panes {
 
   constructor() {
     const narrow = typeof window !== "undefined" && window.innerWidth < 1400;
-    this.#side = stored("pi-explorer.sideW", narrow ? 320 : 340);
-    this.#inspector = stored("pi-explorer.inspW", narrow ? 340 : 380);
+    this.#side = stored("pi-explorer.sideW", narrow ? 340 : 360);
+    this.#inspector = stored("pi-explorer.inspW", narrow ? 320 : 380);
   }
 
   /** The session list. */
