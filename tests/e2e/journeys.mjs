@@ -304,7 +304,8 @@ export const journeySpecs = [
 			assert.equal((await d.findAll("[data-testid=inspector]")).length, 0, "no inspector column");
 			const w = await d.exec("return Math.round(document.querySelector('[data-testid=audit-view]').getBoundingClientRect().width)");
 			const win = await d.exec("return window.innerWidth");
-			assert.ok(w >= win - 300, `the audit spans the window but the sidebar (${w} of ${win})`);
+			const side = await d.exec("return Math.round(document.querySelector('aside[aria-label=Sessions]').getBoundingClientRect().width)");
+			assert.ok(w >= win - side - 2, `the audit spans the window but the sidebar (${w} of ${win}, sidebar ${side})`);
 			// Tokens before and after on each row.
 			const rows = await d.exec("return [...document.querySelectorAll('[data-testid=audit-compaction]')].map(r => r.innerText)");
 			for (const r of rows) assert.match(r, /\d/, r);
@@ -346,8 +347,11 @@ export const journeySpecs = [
 			const d = await h.open(["--sessions-dir", root]);
 			await (await d.waitFor("[data-testid=tab-forks]")).click();
 			await d.waitFor("[data-testid=fork-graph] [data-testid=fork-node]", { timeout: 60000, what: "the graph" });
-			// Past 50 sessions the graph opens on the open session's family: every fork asked for.
-			if (await d.exec("const c = document.querySelector('[data-testid=fork-family]'); return !!(c && c.checked)")) await (await d.find("[data-testid=fork-family]")).click();
+			// Past 50 sessions the graph opens on the open session's family (the session opened at
+			// start): every fork asked for.
+			await d.waitFor("[data-testid=fork-family]", { timeout: 30000, what: "the family scope" });
+			if (await d.exec("return document.querySelector('[data-testid=fork-family]').checked")) await (await d.find("[data-testid=fork-family]")).click();
+			await until(async () => !(await d.exec("return document.querySelector('[data-testid=fork-family]').checked")), "every fork shown");
 			await (await d.find("[data-testid=fork-graph] [aria-label=Fit]")).click();
 			await sleep(400);
 			const r = await d.exec(`const host = document.querySelector('[data-testid=fork-graph]').getBoundingClientRect();
