@@ -744,3 +744,8 @@ specs.push(...findSpecs);
 // the keyboard, feedback.
 import { uxSpecs } from "./specs-ux.mjs";
 specs.push(...uxSpecs);
+
+// Views on big and odd folders: the Context view, the fork graph, unreadable files, the
+// dashboard, session markers, images.
+import { uxViewSpecs } from "./specs-ux-views.mjs";
+specs.push(...uxViewSpecs);

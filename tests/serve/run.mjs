@@ -19,6 +19,7 @@ import { dirname, join } from "node:path";
 
 import { writeFixtures } from "../e2e/fixtures.mjs";
 import { browser, q, repo, serve } from "./lib.mjs";
+import { uxServeSpecs } from "./ux.mjs";
 
 const stamp = new Date().toISOString().replace(/[:.]/g, "-");
 const shots = join(repo, "tests/e2e/screenshots", `serve-${stamp}`);
@@ -449,16 +450,20 @@ const specs = [
 	},
 ];
 
+specs.push(...uxServeSpecs({ open, shots }));
+
+const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : null;
 let passed = 0;
 const failed = [];
 const b = await browser();
 try {
 	for (const spec of specs) {
+		if (only && !spec.name.includes(only)) continue;
 		const dir = mkdtempSync(join(tmpdir(), "pi-serve-e2e-"));
 		const fx = writeFixtures(join(dir, "sessions"));
 		const t0 = Date.now();
 		try {
-			await spec.run({ b, fx });
+			await spec.run({ b, fx, dir });
 			passed++;
 			console.log(`ok   ${spec.name} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
 		} catch (e) {

@@ -125,6 +125,14 @@ pub struct SessionRow {
     pub family_cost: f64,
     /// Sessions in the family (the session and its spawns, recursively).
     pub family_size: u32,
+    /// A slim fork or a pruned copy (read from the lines it holds: `forks::copy_kind`).
+    pub copy: Option<pi_session::forks::CopyKind>,
+    /// The file holds entries (a header-only summary, before indexing: a user message in its
+    /// first 16 KB). The app starts on the newest session that has some.
+    pub has_entries: bool,
+    /// What pi does with this file when that differs from reading it (an empty file, one
+    /// without a valid header, one pi 1.x refuses, an old version), in a sentence.
+    pub pi_note: Option<String>,
     /// Why the session is read-only (`no-header`, `old-version`, `future-version`), if it is.
     pub read_only: Option<String>,
     pub errors: u32,
@@ -162,6 +170,8 @@ pub struct SessionList {
 pub struct PathNote {
     pub path: String,
     pub diagnostic: Diagnostic,
+    /// What pi does with this path, in a sentence (`explorer::listing::what_pi_does`).
+    pub pi_note: Option<String>,
 }
 
 /// Which entries the tree shows.
@@ -513,6 +523,12 @@ pub struct ForkNode {
     pub fork_point_line: Option<u32>,
     /// Short text of the fork point entry: the message where the fork happened.
     pub fork_point_preview: Option<String>,
+    /// The fork point's position in the parent: entry `forkPointEntry` (1-based, file order)
+    /// of `parentEntries`.
+    pub fork_point_entry: Option<u32>,
+    pub parent_entries: Option<u32>,
+    /// A slim fork or a pruned copy.
+    pub copy: Option<pi_session::forks::CopyKind>,
     pub status: ForkStatus,
     /// `parentSession` as the header records it (the parent may have been found elsewhere:
     /// `relinked`).

@@ -16,13 +16,17 @@ commands! {
     }
 
     /// All sessions (the sidebar; `indexed < total` while indexing); with `limit`, only the
-    /// most recently modified (a quick first screen).
+    /// most recently modified (a quick first screen). Each `SessionRow` has `copy` (`slim`,
+    /// `pruned`), `hasEntries` and `piNote` (what pi does with the file, when that differs);
+    /// each `PathNote` of `other` its `piNote`.
     [] fn list_sessions(app, limit: Option<u32>) -> SessionList {
         Ok(app.explorer().list_sessions(limit.map(|n| n as usize)))
     }
 
     /// The lineage of the listed sessions: a node per session and one per child outside the
-    /// roots (status `outside-roots`); forks and spawns, missing parents, cycles.
+    /// roots (status `outside-roots`); forks and spawns, missing parents, cycles; each
+    /// `ForkNode` with `forkPointEntry` of `parentEntries` (the fork point's place in its
+    /// parent) and `copy`.
     [] fn fork_graph(app) -> ForkGraph {
         Ok(app.explorer().fork_graph())
     }

@@ -54,12 +54,16 @@ export interface CommandApi {
   appInfo(): Promise<AppInfo>;
   /**
    * All sessions (the sidebar; `indexed < total` while indexing); with `limit`, only the
-   * most recently modified (a quick first screen).
+   * most recently modified (a quick first screen). Each `SessionRow` has `copy` (`slim`,
+   * `pruned`), `hasEntries` and `piNote` (what pi does with the file, when that differs);
+   * each `PathNote` of `other` its `piNote`.
    */
   listSessions(limit?: number | null): Promise<SessionList>;
   /**
    * The lineage of the listed sessions: a node per session and one per child outside the
-   * roots (status `outside-roots`); forks and spawns, missing parents, cycles.
+   * roots (status `outside-roots`); forks and spawns, missing parents, cycles; each
+   * `ForkNode` with `forkPointEntry` of `parentEntries` (the fork point's place in its
+   * parent) and `copy`.
    */
   forkGraph(): Promise<ForkGraph>;
   /**
@@ -259,14 +263,18 @@ export abstract class Commands implements CommandApi {
   }
   /**
    * All sessions (the sidebar; `indexed < total` while indexing); with `limit`, only the
-   * most recently modified (a quick first screen).
+   * most recently modified (a quick first screen). Each `SessionRow` has `copy` (`slim`,
+   * `pruned`), `hasEntries` and `piNote` (what pi does with the file, when that differs);
+   * each `PathNote` of `other` its `piNote`.
    */
   listSessions(limit?: number | null): Promise<SessionList> {
     return this.call("list_sessions", { limit });
   }
   /**
    * The lineage of the listed sessions: a node per session and one per child outside the
-   * roots (status `outside-roots`); forks and spawns, missing parents, cycles.
+   * roots (status `outside-roots`); forks and spawns, missing parents, cycles; each
+   * `ForkNode` with `forkPointEntry` of `parentEntries` (the fork point's place in its
+   * parent) and `copy`.
    */
   forkGraph(): Promise<ForkGraph> {
     return this.call("fork_graph", {});

@@ -8,7 +8,7 @@ import { Topic } from "./events";
 import { theme } from "./theme.svelte";
 import { Toasts } from "./toasts.svelte";
 
-export type CenterTab = "tree" | "forks" | "transcript" | "audit" | "compare" | "dashboard";
+export type CenterTab = "tree" | "forks" | "transcript" | "context" | "audit" | "compare" | "dashboard";
 export type InspectorTab = "content" | "context";
 
 /** An export the user asked for: the session, the path's leaf (null: the session's), all branches, the format. */
@@ -26,8 +26,8 @@ export class Panes {
 
   constructor() {
     const narrow = typeof window !== "undefined" && window.innerWidth < 1400;
-    this.#side = stored("pi-explorer.sideW", narrow ? 240 : 260);
-    this.#inspector = stored("pi-explorer.inspW", narrow ? 340 : 380);
+    this.#side = stored("pi-explorer.sideW", narrow ? 340 : 360);
+    this.#inspector = stored("pi-explorer.inspW", narrow ? 320 : 380);
   }
 
   /** The session list. */
@@ -66,6 +66,9 @@ export class ChromeState {
   /** The backend's answer on what the app is looking at (null before the first). */
   info = $state<AppInfo | null>(null);
   centerTab = $state<CenterTab>("tree");
+  /** A message of the context at `leafId` for the Context view to bring up, expanded (asked by
+   *  the inspector's card). */
+  contextFocus = $state<{ leafId: string; index: number } | null>(null);
   inspectorTab = $state<InspectorTab>("content");
   /** The keyboard help overlay (`?`). */
   helpOpen = $state(false);
