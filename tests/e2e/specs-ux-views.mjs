@@ -104,7 +104,9 @@ export const uxViewSpecs = [
 			const rows = await d.findAll("[data-testid=context-row-head]");
 			await rows[3].click();
 			await d.waitFor("[data-testid=context-row][data-open=true] [data-testid=tool-call] pre, [data-testid=context-row][data-open=true] .content", { what: "a message expanded" });
-			assert.equal(await d.exec("return document.querySelector('[data-testid=inspector-id]').textContent.trim()"), leaf, "the selection stays");
+			assert.equal(await d.exec("return window.__piExplorerTest.selectedId()"), leaf, "the selection stays");
+			// The view is full width: the inspector steps aside, as beside the audit.
+			assert.equal(await d.exec("return !!document.querySelector('[data-testid=inspector-id]')"), false, "no inspector beside the Context view");
 			// The last page: scrolled to the end, the last message (the leaf) is drawn.
 			await d.exec("const s = document.querySelector('[data-testid=context-full]'); s.scrollTop = s.scrollHeight");
 			await until(() => d.exec(`return !!document.querySelector('[data-testid=context-row][data-id=${q(leaf)}]')`), "the last message drawn", 15000);
@@ -125,7 +127,7 @@ export const uxViewSpecs = [
 			await d.waitFor("[data-testid=context-original]", { what: "the original beside the replacement" });
 			const body = await (await d.find("[data-testid=context-full]")).text();
 			assert.ok(body.includes("[output removed: it held a secret]") && body.includes("ORIGINAL-SECRET-OUTPUT"), body.slice(0, 400));
-			assert.equal(await d.exec("return document.querySelector('[data-testid=inspector-id]').textContent.trim()"), p.ids.assistant4);
+			assert.equal(await d.exec("return window.__piExplorerTest.selectedId()"), p.ids.assistant4);
 			await shotBoth(h, d, "ux-2-context-pi16");
 		},
 	},

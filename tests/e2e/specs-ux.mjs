@@ -396,6 +396,7 @@ export const uxSpecs = [
 
 			// The status bar names the entry pi resumes at, not a label line after it.
 			await (await d.find("[data-testid=tab-tree]")).click();
+			await d.waitFor("[data-testid=leaf-pill]", { what: "the leaf chip" });
 			const leaf = await d.exec("const el = document.querySelector('[data-testid=leaf-pill]'); return el.closest('[data-testid=tree-row]').getAttribute('data-id')");
 			await selectRow(d, leaf);
 			await (await d.find("[data-testid=action-label]")).click();
