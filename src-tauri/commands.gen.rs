@@ -42,6 +42,8 @@ const COMMANDS: &[&str] = &[
     "set_session_pinned",
     "set_session_archived",
     "export_session",
+    "export_target",
+    "open_export",
     "plan_archive_move",
     "move_archived_files",
     "undo_move",

@@ -164,7 +164,7 @@ fn read_only_from_the_command_line_cannot_be_switched_off() {
     let err = invoke(&app, "fork_session", json!({"path": path, "id": "u1", "position": "at"})).unwrap_err();
     assert_eq!(err["code"], "read-only-mode");
     let sw = invoke(&app, "switch_branch", json!({"path": path, "toId": "u3"})).unwrap();
-    assert!(sw["write"].is_null() && sw["note"].is_string(), "{sw}");
+    assert!(sw["leafId"].is_string() && sw.get("write").is_none(), "{sw}");
     assert_eq!(std::fs::read(&file).unwrap(), before, "nothing written");
 }
 
@@ -443,4 +443,58 @@ fn a_file_name_that_is_not_utf8_opens_from_the_path_the_list_gives() {
     // The lossy form of the name is another path: not found, not this file.
     let lossy = path.replace('\u{F7E9}', "\u{FFFD}");
     assert_eq!(invoke(&app, "entry_detail", json!({"path": lossy, "id": "a1"})).unwrap_err()["code"], "not-found");
+}
+
+#[test]
+fn export_goes_where_asked_replaces_only_when_told_and_opens_only_what_it_wrote() {
+    let (dir, file) = fixture_root();
+    let a = app(dir.path());
+    let path = file.to_string_lossy().to_string();
+    let before = std::fs::read(&file).unwrap();
+    // The save dialog's proposal: the export folder and the name the core gives.
+    let target = invoke(&a, "export_target", json!({"path": path, "tree": true, "format": "md"})).unwrap();
+    assert!(target.as_str().unwrap().ends_with("/2025-01-01T00-00-00-000Z_s1-tree.md"), "{target}");
+    assert_eq!(invoke(&a, "export_target", json!({"path": path, "tree": false, "format": "pdf"})).unwrap_err()["code"], "invalid");
+    // Written where the user said (a folder made on the way), the path answered, no text sent back.
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = out_dir.path().join("sub dir").join("mine.html");
+    let args = |out: &Path, replace: bool| json!({"path": path, "leafId": "u2", "tree": false, "format": "html", "out": out, "replace": replace});
+    let r = invoke(&a, "export_session", args(&out, false)).unwrap();
+    assert_eq!(r["out"], json!(out.to_string_lossy()));
+    assert!(r.get("text").is_none(), "{r}");
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(html.contains("second question") && !html.contains("a side branch"), "the path to u2");
+    // The same name again: refused, the file as it was; with replace, written.
+    let err = invoke(&a, "export_session", args(&out, false)).unwrap_err();
+    assert_eq!(err["code"], "invalid");
+    assert!(err["message"].as_str().unwrap().contains("exists"), "{err}");
+    std::fs::write(&out, "mine").unwrap();
+    invoke(&a, "export_session", args(&out, true)).unwrap();
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), html);
+    // Never over a session file, never a relative path.
+    let err = invoke(&a, "export_session", args(&out_dir.path().join("x.jsonl"), true)).unwrap_err();
+    assert_eq!(err["code"], "invalid", "{err}");
+    assert_eq!(invoke(&a, "export_session", json!({"path": path, "leafId": null, "tree": false, "format": "html", "out": "relative.html"})).unwrap_err()["code"], "invalid");
+    // Open and Reveal hand the file to the system's opener (here one that records), and only a file this window exported.
+    #[cfg(unix)]
+    opens_only_what_it_wrote(&a, &out, &path, out_dir.path());
+    assert_eq!(std::fs::read(&file).unwrap(), before, "the session file is unchanged");
+}
+
+#[cfg(unix)]
+fn opens_only_what_it_wrote(a: &App, out: &Path, path: &str, dir: &Path) {
+    let log = dir.join("opened.log");
+    let opener = dir.join("opener");
+    std::fs::write(&opener, format!("#!/bin/sh\nprintf '%s %s\\n' \"$1\" \"$2\" >> '{}'\n", log.display())).unwrap();
+    std::fs::set_permissions(&opener, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    std::env::set_var("PI_EXPLORER_OPENER", &opener);
+    invoke(a, "open_export", json!({"path": out, "reveal": true})).unwrap();
+    let err = invoke(a, "open_export", json!({"path": path, "reveal": false})).unwrap_err();
+    assert_eq!(err["code"], "invalid", "a session file was not exported: {err}");
+    let want = format!("reveal {}\n", out.display());
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::fs::read_to_string(&log).unwrap_or_default() != want && std::time::Instant::now() < end {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), want);
 }

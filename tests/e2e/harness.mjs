@@ -67,6 +67,10 @@ export class Harness {
 		mkdirSync(this.linkDir, { mode: 0o700 });
 		const xdg = { XDG_DATA_HOME: join(this.home, ".local/share"), XDG_CONFIG_HOME: join(this.home, ".config"), XDG_CACHE_HOME: join(this.home, ".cache") };
 		for (const d of [this.dataDir, ...Object.values(xdg)]) mkdirSync(d, { recursive: true });
+		// What the window asks the system to open (an export, its folder) is recorded, not opened.
+		this.opened = join(this.home, "opened.log");
+		const opener = join(this.home, "opener");
+		writeFileSync(opener, `#!/bin/sh\nprintf '%s %s\\n' "$1" "$2" >> '${this.opened}'\n`, { mode: 0o755 });
 		const env = {
 			...process.env,
 			HOME: this.home,
@@ -76,6 +80,7 @@ export class Harness {
 			PI_SESSION_CACHE_DIR: join(this.home, "cache"),
 			PI_EXPLORER_EXPORT_DIR: join(this.dataDir, "exports"),
 			PI_SESSION_LINK_DIR: this.linkDir,
+			PI_EXPLORER_OPENER: opener,
 			WEBKIT_DISABLE_COMPOSITING_MODE: "1",
 		};
 		delete env.PI_CODING_AGENT_SESSION_DIR;

@@ -109,7 +109,7 @@ function fileTag(path) {
 const overlaps = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
 
 /** `n` sessions in 10 project folders: a quarter roots, the rest forks (chains and siblings), a minute apart, each adding one user message. */
-function manySessions(root, n) {
+export function manySessions(root, n) {
 	const files = [];
 	const t0 = Date.parse("2026-05-01T08:00:00.000Z");
 	for (let i = 0; i < n; i++) {
@@ -127,7 +127,7 @@ function manySessions(root, n) {
 
 export const journeySpecs = [
 	{
-		name: "journeys: a switcher at a branch-summary branch point and at a tool-result sibling (real pi session); a switch is undone by a new leaf line",
+		name: "journeys: a switcher at a branch-summary branch point and at a tool-result sibling (real pi session) shows the branch and writes nothing; Resume pi here writes it, Undo appends the leaf back",
 		async run({ h, dir }) {
 			const { root, file } = demoCopy(dir);
 			const d = await h.open(["--sessions-dir", root]);
@@ -146,10 +146,16 @@ export const journeySpecs = [
 			// The other branch is a tool result: it has its own switcher, at 1/2.
 			const tool = await transcriptItem(d, "96cd49f0");
 			await d.waitForText(`${tool} [data-testid=sibling-pos]`, "1/2", { what: "the switcher on the tool result" });
+			assert.ok(bytes(file).equals(b0), "switching writes nothing");
+			await d.waitFor("[data-testid=view-bar]", { what: "the strip saying nothing was written" });
+			await h.shot("journeys-switcher-tool-result");
+			// Resume pi on the branch shown: one leaf line, confirmed first.
+			await (await d.find("[data-testid=view-resume]")).click();
+			await (await d.waitFor("[data-testid=resume-ok]", { what: "the confirmation" })).click();
+			await until(() => bytes(file).length > b0.length, "the leaf line");
 			const [leafLine] = assertAppended(b0, file, 1);
 			assert.equal(leafLine.type, "leaf");
 			assert.notEqual(leafOf(file), leaf0);
-			await h.shot("journeys-switcher-tool-result");
 			// Undo: a new leaf line back to the old leaf, never a truncation.
 			await clickToast(d, "toast-undo");
 			await until(() => lines(file).length === b0.toString("utf8").split("\n").filter(Boolean).length + 2, "the undo line");
@@ -172,7 +178,7 @@ export const journeySpecs = [
 			await d.waitForText(`${tool} [data-testid=sibling-pos]`, "1/2", { what: "the other branch shown" });
 			assert.ok(bytes(file).equals(b0), "nothing written");
 			await h.shot("journeys-read-only-switch");
-			await clickToast(d, "toast-undo");
+			await (await d.waitFor("[data-testid=view-back]")).click();
 			await d.waitForText(`${await transcriptItem(d, "3048b6a5")} [data-testid=sibling-pos]`, "2/2", { what: "back on the session's own branch" });
 			assert.ok(bytes(file).equals(b0), "still nothing written");
 		},
@@ -188,7 +194,8 @@ export const journeySpecs = [
 			await selectRow(d, "06b8f7e2");
 			const top0 = await rowTop(d, "06b8f7e2");
 			const b0 = bytes(file);
-			await (await d.find("[data-testid=action-navigate]")).click();
+			await (await d.find("[data-testid=action-resume]")).click();
+			await (await d.waitFor("[data-testid=resume-ok]")).click();
 			await d.waitFor(`[data-testid=tree-row][data-id="06b8f7e2"] [data-testid=leaf-pill]`, { what: "the leaf pill on the entry" });
 			const [nav] = assertAppended(b0, file, 1);
 			assert.deepEqual([nav.type, nav.targetId], ["leaf", "06b8f7e2"]);
@@ -207,7 +214,7 @@ export const journeySpecs = [
 			assert.deepEqual([lab.type, lab.targetId, lab.label], ["label", "06b8f7e2", "pick-me"]);
 			assert.equal(await leafRowId(d), "06b8f7e2", "the leaf chip did not move");
 			assert.equal(await selectedRowId(d), "06b8f7e2", "selection kept after label");
-			await until(async () => d.exec("return document.querySelector('[data-testid=action-navigate]').disabled"), "Navigate still disabled (already the leaf)");
+			await until(async () => d.exec("return document.querySelector('[data-testid=action-resume]').disabled"), "Resume still disabled (pi already resumes here)");
 			const kids = await d.exec("return document.querySelector('[data-testid=inspector]').innerText");
 			assert.match(kids, /2 children/, "the label line is not a child");
 			await h.shot("journeys-label-toast");
@@ -223,7 +230,8 @@ export const journeySpecs = [
 			// Undo the navigate from a fresh navigate's toast: select another entry and navigate, then Undo.
 			await selectRow(d, "4d5b074a");
 			const rawLeaf = leafOf(file);
-			await (await d.find("[data-testid=action-navigate]")).click();
+			await (await d.find("[data-testid=action-resume]")).click();
+			await (await d.waitFor("[data-testid=resume-ok]")).click();
 			await d.waitFor(`[data-testid=tree-row][data-id="4d5b074a"] [data-testid=leaf-pill]`, { what: "the leaf on the tool result" });
 			const leafBefore = "06b8f7e2";
 			await clickToast(d, "toast-undo");
@@ -238,7 +246,7 @@ export const journeySpecs = [
 		},
 	},
 	{
-		name: "journeys: a keyboard-only walk from the start to a fork (? help, Enter navigates, F forks, arrows in the list)",
+		name: "journeys: a keyboard-only walk from the start to a fork (? help, Enter shows, R resumes pi, F forks, arrows in the list)",
 		async run({ h, fx }) {
 			const d = await h.open(["--sessions-dir", fx.root]);
 			await d.waitFor("[data-testid=tree-row][aria-selected=true]", { what: "the most recent session open with its leaf selected" });
@@ -265,14 +273,20 @@ export const journeySpecs = [
 			await press(d, Keys.enter);
 			await until(async () => (await d.exec("const r = document.querySelector('[data-testid=session-row][aria-current=true]'); return r && r.getAttribute('data-path')")) === target, "Enter opens the session");
 			await until(async () => (await focusedTestId(d)) === "tree-view", "the tree has the keys");
-			// Home, then ↓ twice: an entry; Enter moves the leaf there (one leaf line).
+			// Home, then ↓: an entry; Enter shows its branch (nothing written); R, Enter resumes pi there (one leaf line).
 			await press(d, Keys.home, Keys.down);
 			const id = await until(() => selectedRowId(d), "a selected row");
 			const before = bytes(target);
 			await press(d, Keys.enter);
-			await until(() => bytes(target).length > before.length, "Enter to navigate");
+			await d.waitFor("[data-testid=view-bar]", { what: "the branch shown" });
+			assert.ok(bytes(target).equals(before), "Enter writes nothing");
+			await press(d, "R");
+			await until(async () => (await focusedTestId(d)) === "resume-ok", "the confirmation has the keys");
+			const want = (await d.exec("return window.__TAURI_INTERNALS__.invoke('entry_detail', { path: arguments[0], id: arguments[1] })", [target, id])).resume.targetId;
+			await press(d, Keys.enter);
+			await until(() => bytes(target).length > before.length, "R, Enter to resume pi there");
 			const [nav] = assertAppended(before, target, 1);
-			assert.deepEqual([nav.type, nav.targetId], ["leaf", id]);
+			assert.deepEqual([nav.type, nav.targetId], ["leaf", want]);
 			await until(async () => (await focusedTestId(d)) === "tree-view", "focus stays in the tree after the write");
 			// F forks from the selected entry into a new file; the toast shows how to resume it in pi.
 			const folder = dirname(target);
@@ -304,7 +318,8 @@ export const journeySpecs = [
 			assert.equal((await d.findAll("[data-testid=inspector]")).length, 0, "no inspector column");
 			const w = await d.exec("return Math.round(document.querySelector('[data-testid=audit-view]').getBoundingClientRect().width)");
 			const win = await d.exec("return window.innerWidth");
-			assert.ok(w >= win - 300, `the audit spans the window but the sidebar (${w} of ${win})`);
+			const side = await d.exec("return Math.round(document.querySelector('aside[aria-label=Sessions]').getBoundingClientRect().width)");
+			assert.ok(w >= win - side - 2, `the audit spans the window but the sidebar (${w} of ${win}, sidebar ${side})`);
 			// Tokens before and after on each row.
 			const rows = await d.exec("return [...document.querySelectorAll('[data-testid=audit-compaction]')].map(r => r.innerText)");
 			for (const r of rows) assert.match(r, /\d/, r);
@@ -337,7 +352,7 @@ export const journeySpecs = [
 		},
 	},
 	{
-		name: "journeys: the fork graph fits 2,000 sessions in both axes; the wheel scrolls, ctrl+wheel zooms; a click shows details without leaving",
+		name: "journeys: Fit fits 2,000 sessions in both axes; the wheel scrolls, ctrl+wheel zooms; a click shows details without leaving",
 		async run({ h, dir }) {
 			const root = join(dir, "many");
 			const all = manySessions(root, 2000);
@@ -346,6 +361,11 @@ export const journeySpecs = [
 			const d = await h.open(["--sessions-dir", root]);
 			await (await d.waitFor("[data-testid=tab-forks]")).click();
 			await d.waitFor("[data-testid=fork-graph] [data-testid=fork-node]", { timeout: 60000, what: "the graph" });
+			// Past 50 sessions the graph opens on the open session's family (the session opened at
+			// start): every fork asked for.
+			await d.waitFor("[data-testid=fork-family]", { timeout: 30000, what: "the family scope" });
+			if (await d.exec("return document.querySelector('[data-testid=fork-family]').checked")) await (await d.find("[data-testid=fork-family]")).click();
+			await until(async () => !(await d.exec("return document.querySelector('[data-testid=fork-family]').checked")), "every fork shown");
 			await (await d.find("[data-testid=fork-graph] [aria-label=Fit]")).click();
 			await sleep(400);
 			const r = await d.exec(`const host = document.querySelector('[data-testid=fork-graph]').getBoundingClientRect();
@@ -573,8 +593,12 @@ export const journeySpecs = [
 			for (const f of forks) {
 				const el = await d.waitFor(`[data-testid=fork-edge][data-child=${q(f.path)}] [data-testid=fork-edge-label]`, { what: `the label of ${f.path}` });
 				const text = await d.exec("return [...arguments[0].childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join('')", [{ "element-6066-11e4-a52e-4f735466cecf": el.id }]);
+				const full = await d.exec("return arguments[0].querySelector('title').textContent", [{ "element-6066-11e4-a52e-4f735466cecf": el.id }]);
 				const want = f.forkPointPreview.replace(/\s+/g, " ").trim();
-				assert.ok(text.includes(want.slice(0, 20)), `${JSON.stringify(text)} shows ${JSON.stringify(want)}`);
+				// Where in the parent, and the start of its message (the whole message on hover).
+				assert.match(text, /^entry \d+ of \d+ · “/, text);
+				assert.ok(text.includes(want.slice(0, 8)), `${JSON.stringify(text)} shows ${JSON.stringify(want)}`);
+				assert.ok(full.includes(want.slice(0, 60)), `${JSON.stringify(full)} holds ${JSON.stringify(want)}`);
 			}
 			await h.shot("journeys-fork-edge-labels");
 		},
@@ -587,7 +611,8 @@ export const journeySpecs = [
 			const d = await h.open(["--sessions-dir", root]);
 			await openSession(d, file);
 			await selectRow(d, "f1bd77f7");
-			await (await d.find("[data-testid=action-navigate]")).click();
+			await (await d.find("[data-testid=action-resume]")).click();
+			await (await d.waitFor("[data-testid=resume-ok]")).click();
 			await d.waitFor(`[data-testid=tree-row][data-id="f1bd77f7"] [data-testid=leaf-pill]`, { what: "the leaf pill on the compaction row" });
 			await (await d.find("[data-testid=action-label]")).click();
 			await (await d.waitFor("[data-testid=label-input]")).type("compacted");

@@ -224,9 +224,18 @@ export const findSpecs = [
 		async run({ h, fx }) {
 			const d = await h.open(["--sessions-dir", fx.root]);
 			await openSession(d, fx.ids.hostile);
+			// The dialog proposes the export folder and the session's name; Save writes it there.
+			const saveAs = async () => {
+				await d.waitFor("[data-testid=export-dialog]", { what: "the export dialog" });
+				const p = await until(() => d.exec("return document.querySelector('[data-testid=export-path]').value"), "the proposed path");
+				await (await d.find("[data-testid=export-save]")).click();
+				await until(async () => (await d.findAll("[data-testid=export-dialog]")).length === 0, "the dialog closed");
+				await d.waitForText("[data-testid=toast-code]", p, { what: "the toast naming the file" });
+				return p;
+			};
 			await (await d.waitFor("[data-testid=export-html]")).click();
-			const out = await (await d.waitFor("[data-testid=export-out]", { what: "the export path" })).text();
-			assert.ok(out.startsWith(join(h.dataDir, "exports")), out);
+			const out = await saveAs();
+			assert.ok(out.startsWith(join(h.dataDir, "exports")) && out.endsWith(".html"), out);
 			const html = readFileSync(out.trim(), "utf8");
 			assert.ok(html.includes("&lt;script&gt;window.__pwned = 1&lt;/script&gt;"), "the script shows as text");
 			// Only the renderer's own tags, and no event-handler attributes.
@@ -238,8 +247,9 @@ export const findSpecs = [
 			}
 			await (await d.find("[data-testid=export-tree]")).click();
 			await (await d.find("[data-testid=export-md]")).click();
-			await until(async () => (await (await d.find("[data-testid=export-out]")).text()).endsWith("-tree.md"), "the Markdown export");
-			const md = readFileSync((await (await d.find("[data-testid=export-out]")).text()).trim(), "utf8");
+			const mdOut = await saveAs();
+			assert.ok(mdOut.endsWith("-tree.md"), mdOut);
+			const md = readFileSync(mdOut.trim(), "utf8");
 			let fence = false;
 			for (const l of md.split("\n")) {
 				if (l.replace(/^(> )+/, "").startsWith("```")) fence = !fence;

@@ -84,6 +84,12 @@ export async function rowIds(d) {
 	return Promise.all(rows.map((r) => r.attr("data-id")));
 }
 
+/** "Resume pi here" on the selected entry: the inspector's button, then its confirmation. */
+export async function resumeHere(d) {
+	await (await d.waitFor("[data-testid=action-resume]")).click();
+	await (await d.waitFor("[data-testid=resume-ok]", { what: "the confirmation" })).click();
+}
+
 export async function fileLines(path) {
 	return readFileSync(path, "utf8").split("\n").filter(Boolean);
 }
@@ -229,13 +235,13 @@ export const specs = [
 		},
 	},
 	{
-		name: "Navigate here: the leaf marker moves and survives a restart",
+		name: "Resume pi here: the leaf marker moves and survives a restart",
 		async run({ h, fx }) {
 			let d = await h.open(["--sessions-dir", fx.root]);
 			await openSession(d, fx.ids.sessionA);
 			const target = fx.ids.branch1Leaf;
 			await selectRow(d, target);
-			await (await d.find("[data-testid=action-navigate]")).click();
+			await resumeHere(d);
 			await d.waitFor(`[data-testid=tree-row][data-id=${q(target)}] [data-testid=leaf-pill]`, { what: "the leaf pill on the new leaf" });
 			const pills = await d.findAll("[data-testid=leaf-pill]");
 			assert.equal(pills.length, 1, "one leaf");
@@ -539,7 +545,7 @@ export const specs = [
 	},
 	// ------------------------------------------------------------------ transcript (issue 7)
 	{
-		name: "transcript: the switcher steps between three branches, appends one leaf line, and pi resumes there",
+		name: "transcript: the switcher steps between three branches writing nothing; Resume pi here on the branch shown appends one leaf line, and pi resumes there",
 		async run({ h, fx }) {
 			const d = await h.open(["--sessions-dir", fx.root]);
 			await openSession(d, fx.ids.sessionA);
@@ -556,6 +562,11 @@ export const specs = [
 			assert.ok(view.includes("Both error pages now use the shared layout."), "the branch's messages are shown");
 			assert.ok(!view.includes("docs/login.md written"), "the other branch is gone");
 			await h.shot("transcript-2-of-3");
+			assert.equal((await fileLines(fx.ids.sessionA)).length, linesBefore, "switching writes nothing");
+			// The strip over the view offers the write, which the inspector confirms.
+			await (await d.waitFor("[data-testid=view-bar] [data-testid=view-resume]", { what: "the strip of the branch shown" })).click();
+			await (await d.waitFor("[data-testid=resume-ok]", { what: "the confirmation" })).click();
+			await until(async () => (await fileLines(fx.ids.sessionA)).length === linesBefore + 1, "the leaf line");
 			const lines = await fileLines(fx.ids.sessionA);
 			assert.equal(lines.length, linesBefore + 1, "exactly one line appended");
 			const leaf = JSON.parse(lines.at(-1));
@@ -732,3 +743,12 @@ specs.push(...findSpecs);
 // Lineage: subagent runs, spawn chips, the parent link, spawn edges, family figures.
 import { lineageSpecs } from "./specs-lineage.mjs";
 specs.push(...lineageSpecs);
+// What a user meets in the first hour: browsing never writes, the inspector follows the view,
+// the keyboard, feedback.
+import { uxSpecs } from "./specs-ux.mjs";
+specs.push(...uxSpecs);
+
+// Views on big and odd folders: the Context view, the fork graph, unreadable files, the
+// dashboard, session markers, images.
+import { uxViewSpecs } from "./specs-ux-views.mjs";
+specs.push(...uxViewSpecs);

@@ -19,6 +19,7 @@ import { dirname, join } from "node:path";
 
 import { writeFixtures } from "../e2e/fixtures.mjs";
 import { browser, q, repo, serve } from "./lib.mjs";
+import { uxServeSpecs } from "./ux.mjs";
 
 const stamp = new Date().toISOString().replace(/[:.]/g, "-");
 const shots = join(repo, "tests/e2e/screenshots", `serve-${stamp}`);
@@ -243,10 +244,11 @@ const specs = [
 				assert.ok((await page.locator("[data-testid=hidden-entry]").count()) >= 1, "hidden entries listed");
 				await page.screenshot({ path: join(shots, "context-preview.png") });
 
-				// Read-only: the navigate action does not write.
+				// Read-only: Resume pi here does not write.
 				await selectRow(page, fx.ids.branch1Leaf);
-				const nav = page.locator("[data-testid=action-navigate]");
-				if ((await nav.count()) > 0 && (await nav.isEnabled())) await nav.click();
+				const nav = page.locator("[data-testid=action-resume]");
+				assert.equal(await nav.count(), 1);
+				assert.equal(await nav.isEnabled(), false, "Resume pi here is off in read-only mode");
 				await page.waitForTimeout(300);
 				await page.screenshot({ path: join(shots, "read-only-navigate.png") });
 				assert.deepEqual(problems, [], "no CSP violation or page error");
@@ -257,7 +259,7 @@ const specs = [
 		},
 	},
 	{
-		name: "--allow-writes: Navigate here appends one leaf line, and it survives a reload; a live append shows up",
+		name: "--allow-writes: Resume pi here appends one leaf line, and it survives a reload; a live append shows up",
 		async run({ b, fx }) {
 			const before = readFileSync(fx.ids.sessionA);
 			const n = lines(fx.ids.sessionA).length;
@@ -267,7 +269,8 @@ const specs = [
 				await openSession(page, fx.ids.sessionA);
 				const target = fx.ids.branch1Leaf;
 				await selectRow(page, target);
-				await page.locator("[data-testid=action-navigate]").click();
+				await page.locator("[data-testid=action-resume]").click();
+				await page.locator("[data-testid=resume-ok]").click();
 				await page.locator(`[data-testid=tree-row][data-id=${q(target)}] [data-testid=leaf-pill]`).waitFor();
 				assert.equal(await page.locator("[data-testid=leaf-pill]").count(), 1, "one leaf");
 				const after = readFileSync(fx.ids.sessionA);
@@ -300,7 +303,7 @@ const specs = [
 		},
 	},
 	{
-		name: "--allow-writes: pi mid-line: Navigate is refused with `busy` and nothing is written; Try again writes once the line ends",
+		name: "--allow-writes: pi mid-line: Resume pi here is refused with `busy` and nothing is written; Try again writes once the line ends",
 		async run({ b, fx }) {
 			const srv = await serve(fx.root, ["--allow-writes"]);
 			// pi begins a line and keeps adding to it (a byte every 100 ms) while we write.
@@ -314,7 +317,8 @@ const specs = [
 				const n = lines(fx.ids.sessionA).length;
 				const target = fx.ids.branch1Leaf;
 				await selectRow(page, target);
-				await page.locator("[data-testid=action-navigate]").click();
+				await page.locator("[data-testid=action-resume]").click();
+				await page.locator("[data-testid=resume-ok]").click();
 				// The tree shows the unfinished line as a torn tail: the UI asks first.
 				await page.locator("[data-testid=torn-confirm]").click();
 				const retry = page.locator("[data-testid=busy-retry]");
@@ -342,18 +346,124 @@ const specs = [
 			}
 		},
 	},
+	{
+		name: "--allow-writes: browsing never writes: Enter on every row of the tree and ‹ › in the transcript change no byte; R, Enter resumes pi (one leaf line) and Ctrl+Z appends the leaf back",
+		async run({ b, fx }) {
+			const srv = await serve(fx.root, ["--allow-writes"]);
+			try {
+				const { page, problems } = await open(b, srv);
+				await openSession(page, fx.ids.sessionA);
+				const before = readFileSync(fx.ids.sessionA);
+				const tree = page.locator("[data-testid=tree-view]");
+				await tree.focus();
+				await page.keyboard.press("Home");
+				const rows = await page.locator("[data-testid=tree-row], [data-testid=fold-row]").count();
+				for (let i = 0; i < rows + 4; i++) {
+					await page.keyboard.press("Enter");
+					await page.keyboard.press("ArrowDown");
+				}
+				assert.ok(readFileSync(fx.ids.sessionA).equals(before), "Enter through the tree changed no byte");
+				// Esc: back to pi's leaf; the transcript's switcher at the three branches, both ways.
+				await page.keyboard.press("Escape");
+				await page.locator("[data-testid=view-bar]").waitFor({ state: "detached" });
+				await page.locator("[data-testid=tab-transcript]").click();
+				const [b1, b2, b3] = fx.ids.branchUsers;
+				const at = (id) => page.locator(`[data-testid=transcript-item][data-id=${q(id)}]`);
+				await at(b3).locator("[data-testid=sibling-prev]").click();
+				await at(b2).locator("[data-testid=sibling-prev]").click();
+				await at(b1).locator("[data-testid=sibling-pos]", { hasText: "1/3" }).waitFor();
+				await at(b1).locator("[data-testid=sibling-next]").click();
+				await at(b2).locator("[data-testid=sibling-pos]", { hasText: "2/3" }).waitFor();
+				await page.locator("[data-testid=view-bar]").waitFor();
+				assert.ok(readFileSync(fx.ids.sessionA).equals(before), "switching branches changed no byte");
+				await page.screenshot({ path: join(shots, "browse-no-write.png") });
+				// Resume pi on the branch shown: R in the transcript, Enter confirms.
+				await at(b2).click();
+				await page.keyboard.press("R");
+				await page.locator("[data-testid=resume-confirm]").waitFor();
+				assert.match(await page.locator("[data-testid=resume-note]").innerText(), /editor/, "a user message: its text back in pi's editor");
+				await page.keyboard.press("Enter");
+				await page.locator("[data-testid=toast-detail]").waitFor();
+				const n = lines(fx.ids.sessionA).length;
+				const added = readFileSync(fx.ids.sessionA).subarray(before.length).toString().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+				assert.equal(added.length, 1, "one line appended");
+				assert.equal(added[0].type, "leaf");
+				assert.equal(added[0].targetId, fx.ids.branchHub, "a user message resumes at its parent, as pi's /tree does");
+				// Ctrl+Z: the leaf back, one more line.
+				await page.locator("[data-testid=tree-view], [data-testid=transcript-view]").first().focus();
+				await page.keyboard.press("Control+z");
+				const end = Date.now() + 5000;
+				while (lines(fx.ids.sessionA).length === n && Date.now() < end) await page.waitForTimeout(100);
+				const last = JSON.parse(lines(fx.ids.sessionA).at(-1));
+				assert.deepEqual([last.type, last.targetId], ["leaf", fx.ids.branch3Leaf], "Ctrl+Z: back to pi's old leaf");
+				assert.ok(readFileSync(fx.ids.sessionA).subarray(0, before.length).equals(before), "the old bytes untouched");
+				assert.deepEqual(problems, [], "no CSP violation or page error");
+			} finally {
+				await srv.stop();
+			}
+		},
+	},
+	{
+		name: "export: the browser downloads the HTML and the Markdown (nothing written on the server's machine); the inspector follows the view; 1-6 and a search hit's Enter",
+		async run({ b, fx }) {
+			const srv = await serve(fx.root);
+			const files = walk(fx.root);
+			try {
+				const { page, problems } = await open(b, srv);
+				await openSession(page, fx.ids.sessionA);
+				const [dl] = await Promise.all([page.waitForEvent("download"), page.locator("[data-testid=export-html]").click()]);
+				assert.equal(dl.suggestedFilename(), fx.ids.sessionA.split("/").pop().replace(/\.jsonl$/, ".html"));
+				const html = readFileSync(await dl.path(), "utf8");
+				assert.ok(html.toLowerCase().includes("<html") && html.includes("Content-Security-Policy"), "a self-contained HTML export");
+				await page.locator("[data-testid=toast-message]", { hasText: "Downloaded" }).waitFor();
+				await page.locator("[data-testid=export-tree]").check();
+				const [md] = await Promise.all([page.waitForEvent("download"), page.locator("[data-testid=export-md]").click()]);
+				assert.ok(md.suggestedFilename().endsWith("-tree.md"), md.suggestedFilename());
+				assert.ok(readFileSync(await md.path(), "utf8").length > 100);
+				assert.equal((await page.locator("[data-testid=export-dialog]").count()), 0, "no save dialog in a browser");
+				await page.screenshot({ path: join(shots, "export-download.png") });
+				assert.deepEqual(walk(fx.root), files, "nothing written under the root");
+				// The inspector follows the view: none beside the fork graph and the dashboard.
+				await page.locator("[data-testid=tree-view]").focus();
+				await page.keyboard.press("2");
+				await page.locator("[data-testid=tab-forks][aria-selected=true]").waitFor();
+				assert.equal(await page.locator("[data-testid=inspector]").count(), 0, "no inspector beside the fork graph");
+				await page.keyboard.press("6");
+				await page.locator("[data-testid=tab-dashboard][aria-selected=true]").waitFor();
+				assert.equal(await page.locator("[data-testid=action-fork]").count(), 0, "no write beside the dashboard");
+				await page.keyboard.press("1");
+				await page.locator("[data-testid=inspector]").waitFor();
+				// A search hit's Enter: the tree has the keys, at that entry.
+				await page.keyboard.press("Control+k");
+				await page.keyboard.type("error pages");
+				await page.locator("[data-testid=search-hit]").first().waitFor();
+				await page.keyboard.press("ArrowDown");
+				const id = await page.evaluate(() => document.activeElement?.getAttribute("data-id"));
+				await page.keyboard.press("Enter");
+				await page.waitForFunction(() => document.activeElement?.getAttribute("data-testid") === "tree-view");
+				assert.equal(await page.evaluate(() => window.__piExplorerTest.selectedId()), id);
+				assert.deepEqual(problems, [], "no CSP violation or page error");
+			} finally {
+				await srv.stop();
+			}
+		},
+	},
 ];
 
+specs.push(...uxServeSpecs({ open, shots }));
+
+const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : null;
 let passed = 0;
 const failed = [];
 const b = await browser();
 try {
 	for (const spec of specs) {
+		if (only && !spec.name.includes(only)) continue;
 		const dir = mkdtempSync(join(tmpdir(), "pi-serve-e2e-"));
 		const fx = writeFixtures(join(dir, "sessions"));
 		const t0 = Date.now();
 		try {
-			await spec.run({ b, fx });
+			await spec.run({ b, fx, dir });
 			passed++;
 			console.log(`ok   ${spec.name} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
 		} catch (e) {

@@ -17,6 +17,7 @@
 pub mod api;
 pub mod commands;
 pub mod explorer;
+mod exports;
 pub mod find;
 pub mod layout;
 mod marks;

@@ -1,13 +1,13 @@
 //! What the window keeps of its own beside the sessions: tags, pins and archive marks (the
 //! organiser's database in its data folder), moving archived sessions' files out of their roots,
-//! exports, and the roots it adds. Over HTTP there is no data folder: marks read as none, and
-//! the commands that would change them are refused before they get here (`window-only`).
+//! and the roots it adds (exports: [`crate::exports`]). Over HTTP there is no data folder: marks
+//! read as none, and the commands that would change them are refused before they get here
+//! (`window-only`).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use pi_session::export::{to_html, to_markdown, write_out, ExportFormat, ExportResult, Scope};
 use pi_session_find::moves::{plan_archived, MoveBatch, MoveItem, MovePlan};
 use pi_session_find::organise::{MarkFilter, MarkSelection, Marks, TagCount};
 
@@ -86,23 +86,6 @@ impl App {
             Host::Window => Ok(self.find().organiser()?.recent_moves(5)?),
             Host::Serve => Ok(Vec::new()),
         }
-    }
-
-    /// Exports a path or the whole tree into the export folder ([`App::export_dir`]).
-    pub(crate) fn export(&self, path: &str, leaf: Option<&str>, tree: bool, format: ExportFormat) -> R<ExportResult> {
-        let real = self.explorer().resolve(path)?;
-        let s = pi_session::Session::open(&real)?;
-        let scope = if tree { Scope::Tree } else { Scope::Path(s.resolve_leaf(leaf.map(Some))?) };
-        let text = match format {
-            ExportFormat::Html => to_html(&s, scope)?,
-            ExportFormat::Md => to_markdown(&s, scope)?,
-        };
-        let dir = self.export_dir();
-        std::fs::create_dir_all(&dir).map_err(|e| ApiError::from(pi_session::Error::io(&dir, e)))?;
-        let stem = real.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "session".into());
-        let out = dir.join(format!("{stem}{}.{}", if tree { "-tree" } else { "" }, format.extension()));
-        write_out(&out, &text)?;
-        Ok(ExportResult { out: out.to_string_lossy().into_owned(), bytes: text.len() as u32 })
     }
 
     /// Adds a sessions root (`name` defaults to the folder's), remembers it, watches and

@@ -4,6 +4,7 @@
 //! hold one [`App`] and carry calls to [`App::call`] ([`crate::commands`]); what differs between
 //! them is the [`Host`], not the commands.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
@@ -65,6 +66,8 @@ pub struct App {
     /// The window's data folder (none for serve).
     data_dir: Option<PathBuf>,
     events: RwLock<Option<Arc<dyn EventSink>>>,
+    /// The files the window exported: the only ones it opens ([`App::open_export`]).
+    pub(crate) exported: Mutex<HashSet<PathBuf>>,
 }
 
 impl App {
@@ -72,12 +75,12 @@ impl App {
     /// database, exports when no other folder is set).
     pub fn window(explorer: Arc<Explorer>, data_dir: PathBuf) -> Arc<App> {
         let find = FindState::window(&data_dir);
-        Arc::new(App { host: Host::Window, explorer: RwLock::new(explorer), watchers: Mutex::new(Vec::new()), find, data_dir: Some(data_dir), events: RwLock::new(None) })
+        Arc::new(App { host: Host::Window, explorer: RwLock::new(explorer), watchers: Mutex::new(Vec::new()), find, data_dir: Some(data_dir), events: RwLock::new(None), exported: Default::default() })
     }
 
     /// `pi-session serve`'s app: no data folder.
     pub fn serve(explorer: Arc<Explorer>) -> Arc<App> {
-        Arc::new(App { host: Host::Serve, explorer: RwLock::new(explorer), watchers: Mutex::new(Vec::new()), find: FindState::new(), data_dir: None, events: RwLock::new(None) })
+        Arc::new(App { host: Host::Serve, explorer: RwLock::new(explorer), watchers: Mutex::new(Vec::new()), find: FindState::new(), data_dir: None, events: RwLock::new(None), exported: Default::default() })
     }
 
     pub fn host(&self) -> Host {

@@ -252,3 +252,34 @@ fn demo_sessions_markdown_follows_the_transcript() {
         }
     }
 }
+
+/// Every file of the root is accounted for: files that hold no session (random bytes, text that
+/// is not JSON) are listed apart with their finding and what pi does with them; an empty file is
+/// a session row without entries that says what pi does with it, and is not the one to start on.
+#[test]
+fn unreadable_files_are_listed_with_what_pi_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("--p--");
+    fs::create_dir_all(&folder).unwrap();
+    let mut good = r#"{"type":"session","version":3,"id":"g","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#.to_string() + "\n";
+    good += &(user("u1", None, 1, "hello") + "\n");
+    fs::write(folder.join("good.jsonl"), good).unwrap();
+    let noise: Vec<u8> = (0..3000u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+    fs::write(folder.join("random.jsonl"), noise).unwrap();
+    fs::write(folder.join("notes.jsonl"), "hello world\nthis is not json\n").unwrap();
+    fs::write(folder.join("empty.jsonl"), "").unwrap();
+    let list = explorer(dir.path()).list_sessions(None);
+    let mut other: Vec<(String, &str, bool)> = list
+        .other
+        .iter()
+        .map(|o| (Path::new(&o.path).file_name().unwrap().to_string_lossy().into_owned(), o.diagnostic.kind.as_str(), o.pi_note.as_deref().is_some_and(|n| n.contains("not a valid pi session"))))
+        .collect();
+    other.sort();
+    assert_eq!(other, [("notes.jsonl".to_string(), "not-a-session", true), ("random.jsonl".to_string(), "not-a-session", true)]);
+    let row = |name: &str| list.sessions.iter().find(|s| s.path.ends_with(name)).unwrap();
+    let empty = row("empty.jsonl");
+    assert!(!empty.has_entries);
+    assert!(empty.pi_note.as_deref().unwrap().contains("fresh header"), "{:?}", empty.pi_note);
+    assert!(row("good.jsonl").has_entries);
+    assert_eq!(row("good.jsonl").pi_note, None);
+}

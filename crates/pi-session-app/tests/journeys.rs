@@ -53,23 +53,156 @@ fn every_branch_point_on_the_path_has_a_switcher_whatever_the_kinds() {
 }
 
 #[test]
-fn read_only_switching_returns_the_branch_to_show_and_writes_nothing() {
+fn switching_returns_the_branch_to_show_and_writes_nothing_read_only_or_not() {
     let (_tmp, root, path) = setup();
+    for read_only in [true, false] {
+        let ex = Explorer::new(root.clone(), "flag", read_only);
+        let before = fs::read(&path).unwrap();
+        let leaf = ex.switch_branch(&path, "96cd49f0").unwrap().leaf_id;
+        assert_eq!(fs::read(&path).unwrap(), before, "nothing written (read-only {read_only})");
+        // The view-only transcript ends on that branch; the session's own transcript is unchanged.
+        let view = ex.transcript_page_at(&path, Some(&leaf), 0, 1000).unwrap();
+        assert_eq!(view.leaf_id.as_deref(), Some(leaf.as_str()));
+        assert!(view.items.iter().any(|i| i.id == "96cd49f0"));
+        assert!(!view.items.iter().any(|i| i.id == "3048b6a5"));
+        let own = ex.transcript_page(&path, 0, 1000).unwrap();
+        assert_ne!(own.items.last().map(|i| i.id.clone()), view.items.last().map(|i| i.id.clone()));
+        // An unknown view leaf is an error, not an empty page.
+        assert!(ex.transcript_page_at(&path, Some("nope-nope"), 0, 10).is_err());
+        assert!(ex.switch_branch(&path, "nope-nope").is_err());
+    }
+}
+
+/// The raw line of entry `id` in `path`, parsed.
+fn line_of(path: &str, id: &str) -> serde_json::Value {
+    fs::read_to_string(path).unwrap().lines().filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok()).find(|v| v["id"] == id).unwrap_or_else(|| panic!("{id} in {path}"))
+}
+
+#[test]
+fn resume_here_follows_pis_tree_rule_user_messages_resume_at_their_parent() {
+    let (_tmp, root, path) = setup();
+    let ex = writer(&root);
+    // A user message (ce20f1fc, written by the real pi): the leaf goes to its parent, the text to pi's editor.
+    let user = line_of(&path, "ce20f1fc");
+    assert_eq!(user["message"]["role"], "user");
+    let d = ex.entry_detail(&path, "ce20f1fc").unwrap();
+    assert!(d.resume.to_editor);
+    assert_eq!(d.resume.target_id.as_deref(), user["parentId"].as_str(), "{:?}", d.resume);
+    assert!(d.resume.note.contains("editor"), "{}", d.resume.note);
+    assert!(!d.resume.current);
+    // Any other entry (a tool result, an assistant message): the leaf goes to the entry itself.
+    for id in ["4d5b074a", "06b8f7e2"] {
+        let d = ex.entry_detail(&path, id).unwrap();
+        assert_eq!((d.resume.target_id.as_deref(), d.resume.to_editor), (Some(id), false), "{id}");
+        assert!(!d.resume.note.contains("editor back"), "{}", d.resume.note);
+    }
+    // Writing it moves pi's leaf there; then pi already resumes there (nothing more to write).
+    let target = d_target(&ex, &path, "ce20f1fc");
+    ex.navigate(&path, target.as_deref()).unwrap();
+    let d = ex.entry_detail(&path, "ce20f1fc").unwrap();
+    assert!(d.resume.current, "{:?}", d.resume);
+    assert_eq!(ex.tree_page(&query(&path), 0, 1).unwrap().meta.effective_leaf_id, target);
+    // A label line appended after the leaf does not move where pi resumes.
+    ex.set_label(&path, target.as_deref().unwrap(), Some("here")).unwrap();
+    let meta = ex.tree_page(&query(&path), 0, 1).unwrap().meta;
+    assert_ne!(meta.leaf_id, target, "the file's last line is the label line");
+    assert_eq!(meta.effective_leaf_id, target, "the status bar shows the entry, not the label line");
+    assert!(ex.entry_detail(&path, "ce20f1fc").unwrap().resume.current);
+}
+
+fn d_target(ex: &Explorer, path: &str, id: &str) -> Option<String> {
+    ex.entry_detail(path, id).unwrap().resume.target_id
+}
+
+#[test]
+fn resume_at_a_first_user_message_is_before_the_first_entry_and_a_bookkeeping_parent_is_skipped() {
+    common::private_cache();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("--tmp-p--");
+    fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("2026-01-01T00-00-00-000Z_s.jsonl");
+    let lines = [
+        r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp/p"}"#,
+        r#"{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"first","timestamp":1}}"#,
+        r#"{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"ok"}],"timestamp":2}}"#,
+        r#"{"type":"label","id":"l1","parentId":"a1","timestamp":"2026-01-01T00:00:03.000Z","targetId":"a1","label":"x"}"#,
+        r#"{"type":"message","id":"u2","parentId":"l1","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"user","content":"second","timestamp":4}}"#,
+        r#"{"type":"custom_message","id":"c1","parentId":"u2","timestamp":"2026-01-01T00:00:05.000Z","customType":"note","content":"hi","display":true}"#,
+    ];
+    fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let ex = Explorer::new(tmp.path().to_path_buf(), "flag", false);
+    let path = file.to_string_lossy().into_owned();
+    let r = ex.entry_detail(&path, "u1").unwrap().resume;
+    assert_eq!((r.target_id, r.to_editor), (None, true), "the first message: before the first entry");
+    // u2 hangs off a label line (pi appended it after one): pi resumes at the entry above it.
+    let r = ex.entry_detail(&path, "u2").unwrap().resume;
+    assert_eq!((r.target_id.as_deref(), r.to_editor), (Some("a1"), true));
+    // A custom message goes back to pi's editor too, as pi's /tree does.
+    let r = ex.entry_detail(&path, "c1").unwrap().resume;
+    assert_eq!((r.target_id.as_deref(), r.to_editor, r.current), (Some("u2"), true, false));
+    assert!(r.note.contains("custom message"), "{}", r.note);
+    // pi's leaf is c1 (the last line), so resuming at a1 is a move.
+    assert!(!ex.entry_detail(&path, "a1").unwrap().resume.current);
+}
+
+#[test]
+fn one_branch_count_for_the_list_the_status_bar_and_the_tree() {
+    common::private_cache();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("--tmp-p--");
+    fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("2026-01-01T00-00-00-000Z_s.jsonl");
+    // a1 has a child u2 and a label line whose child u3 hangs under a1 as drawn: a branch point.
+    // u2 has one child and a label line with no child: not one.
+    let msg = |id: &str, parent: &str, role: &str, t: u32| {
+        format!(r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-01-01T00:00:{t:02}.000Z","message":{{"role":"{role}","content":"x","timestamp":{t}}}}}"#)
+    };
+    let lines = [
+        r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp/p"}"#.to_string(),
+        r#"{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"x","timestamp":1}}"#.to_string(),
+        msg("a1", "u1", "assistant", 2),
+        msg("u2", "a1", "user", 3),
+        r#"{"type":"label","id":"l1","parentId":"a1","timestamp":"2026-01-01T00:00:04.000Z","targetId":"u1","label":"x"}"#.to_string(),
+        msg("u3", "l1", "user", 5),
+        msg("a2", "u2", "assistant", 6),
+        r#"{"type":"label","id":"l2","parentId":"u2","timestamp":"2026-01-01T00:00:07.000Z","targetId":"u2","label":"y"}"#.to_string(),
+    ];
+    fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let s = pi_session::Session::open(&file).unwrap();
+    assert_eq!(s.branch_points(), 1);
+    let ex = Explorer::new(tmp.path().to_path_buf(), "flag", true);
+    let path = file.to_string_lossy().into_owned();
+    let row = ex.list_sessions(None).sessions.into_iter().find(|r| r.path == path).unwrap();
+    let page = ex.tree_page(&query(&path), 0, 100).unwrap();
+    assert_eq!(row.branch_points, 1, "the list");
+    assert_eq!(page.meta.branch_points, 1, "the status bar");
+    // The tree draws exactly that many rows with more than one child.
+    assert_eq!(page.rows.iter().filter(|r| r.child_count > 1).count(), 1, "the tree");
+}
+
+#[test]
+fn the_audit_of_a_path_without_compactions_names_those_elsewhere() {
+    common::private_cache();
+    let (_tmp, root) = common::demo_copy();
+    let path = root.join(TWO_COMPACTIONS).to_string_lossy().into_owned();
     let ex = Explorer::new(root, "flag", true);
-    let before = fs::read(&path).unwrap();
-    let r = ex.switch_branch(&path, "96cd49f0").unwrap();
-    assert!(r.write.is_none());
-    let leaf = r.leaf_id.expect("the branch's newest entry");
-    assert_eq!(fs::read(&path).unwrap(), before, "nothing written");
-    // The view-only transcript ends on that branch; the session's own transcript is unchanged.
-    let view = ex.transcript_page_at(&path, Some(&leaf), 0, 1000).unwrap();
-    assert_eq!(view.leaf_id.as_deref(), Some(leaf.as_str()));
-    assert!(view.items.iter().any(|i| i.id == "96cd49f0"));
-    assert!(!view.items.iter().any(|i| i.id == "3048b6a5"));
-    let own = ex.transcript_page(&path, 0, 1000).unwrap();
-    assert_ne!(own.items.last().map(|i| i.id.clone()), view.items.last().map(|i| i.id.clone()));
-    // An unknown view leaf is an error, not an empty page.
-    assert!(ex.transcript_page_at(&path, Some("nope-nope"), 0, 10).is_err());
+    let s = pi_session::Session::open(Path::new(&path)).unwrap();
+    let active = s.tree.active_path();
+    // The entry before the first compaction: nothing on its path; both compactions are elsewhere.
+    let first = active.iter().position(|&i| s.id_of(i) == "4506851c").unwrap();
+    let early = s.id_of(active[first - 1]).to_string();
+    let a = ex.audit_view(&path, Some(&early)).unwrap();
+    assert!(a.compactions.is_empty());
+    // Every compaction of the file, in file order: the two of the active path and one on a side branch.
+    let all: Vec<&str> = s.index.entries.iter().filter(|e| e.kind == pi_session_format::entry::Kind::Compaction).map(|e| e.id_str()).collect();
+    let ids: Vec<_> = a.elsewhere.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, all);
+    assert_eq!(ids, vec!["4506851c", "41ef9861", "f1bd77f7"]);
+    assert!(a.elsewhere.iter().all(|c| c.tokens_before.is_some() && c.line > 0));
+    // At the leaf the path's two are audited; only the side branch's is elsewhere.
+    let at_leaf = ex.audit_view(&path, None).unwrap();
+    assert_eq!(at_leaf.compactions.len(), 2);
+    assert_eq!(at_leaf.elsewhere.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(), vec!["41ef9861"]);
 }
 
 #[test]
@@ -157,6 +290,9 @@ fn the_audit_lists_every_compaction_on_the_path_with_what_each_hid() {
         assert_eq!(c.hidden.len() as u32, c.hidden_messages + c.hidden_bookkeeping, "counts match the list");
         assert!(c.hidden_messages > 0, "{} hid messages", c.id);
         assert!(c.tokens_after > 0.0);
+        // The figure after is the summary and the kept messages; the summary is one part of it.
+        assert!(c.summary_tokens > 0.0 && c.summary_tokens <= c.tokens_after, "{} {}", c.summary_tokens, c.tokens_after);
+        assert_eq!(c.summary_tokens < c.tokens_after, c.kept_messages > 0);
         if let Some(b) = c.tokens_before {
             assert!(c.tokens_after < b, "compaction shrinks the context ({} → {})", b, c.tokens_after);
         }

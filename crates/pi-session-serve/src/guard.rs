@@ -244,5 +244,8 @@ mod tests {
         assert!(c.contains("connect-src 'self'"), "{c}");
         assert!(c.contains("frame-ancestors 'none'"), "{c}");
         assert!(!c.contains("ipc:"), "{c}");
+        // Session images are decoded into blob: URLs; nothing remote is ever loaded.
+        assert!(c.contains("img-src 'self' data: blob:;"), "{c}");
+        assert!(!c.contains("http"), "{c}");
     }
 }

@@ -287,6 +287,7 @@ fn paths_outside_the_root_are_refused() {
             ("tree_page", json!({"query": {"path": p, "filter": "default", "expanded": [], "collapsed": [], "unified": false}, "start": 0, "count": 10})),
             ("context_view", json!({"path": p, "leafId": null})),
             ("transcript_markdown", json!({"path": p, "ids": null})),
+            ("export_session", json!({"path": p, "leafId": null, "tree": true, "format": "html"})),
             ("navigate", json!({"path": p, "id": id})),
             ("set_label", json!({"path": p, "id": id, "label": "x"})),
             ("fork_session", json!({"path": p, "id": id, "position": "at"})),

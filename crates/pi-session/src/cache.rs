@@ -12,7 +12,7 @@ use crate::session::FileStamp;
 use crate::summary::{Indexed, SessionSummary};
 
 /// Bumped whenever what a summary holds or how it is computed changes.
-const FORMAT: u32 = 6;
+const FORMAT: u32 = 7;
 
 /// What comparing a child with its parent found (fork point or spawn site, copied figures),
 /// valid while both files are unchanged.

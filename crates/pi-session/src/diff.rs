@@ -60,6 +60,9 @@ pub struct Ancestor {
 pub struct DiffSide {
     pub file: String,
     pub tip: String,
+    /// The tip entry, for naming the side: its role (or type) and its plain text (cut).
+    pub tip_role: String,
+    pub tip_text: String,
     /// Entries after the ancestor, up to the tip (at most [`MAX_STEPS`]).
     pub steps: Vec<DiffStep>,
     /// Entries after the ancestor, all of them.
@@ -227,12 +230,17 @@ fn side(s: &Session, tip: u32, steps_path: &[u32]) -> Result<(DiffSide, Vec<Valu
             });
         }
     }
+    let tip_entry = &s.index.entries[tip as usize];
+    let tip_text = cut(&crate::text::preview(tip_entry, Some(&reader.line(tip)?)).text, 200);
+    let tip_role = tip_entry.role().and_then(|r| r.as_str()).unwrap_or(tip_entry.kind.as_str()).to_string();
     let plan = s.context(Leaf::Entry(tip));
     let msgs: Vec<Value> = plan.materialize(&s.index)?.iter().map(|m| serde_json::from_str(m.get()).unwrap_or(Value::Null)).collect();
     Ok((
         DiffSide {
             file: crate::pathstr::encode(&s.index.path),
             tip: s.id_of(tip).to_string(),
+            tip_role,
+            tip_text,
             steps,
             step_count: steps_path.len(),
             files_touched: files,

@@ -206,6 +206,36 @@ impl Session {
         self.tree.leaf_index().map(|i| self.id_of(i))
     }
 
+    /// Branch points as the default view draws them: entries (not bookkeeping lines) with two or
+    /// more children once bookkeeping lines are transparent (the children of a label or leaf line
+    /// stand in its place, as the tree draws them). The one count of the sidebar, the status bar
+    /// and the tree.
+    pub fn branch_points(&self) -> usize {
+        let (tree, entries) = (&self.tree, &self.index.entries);
+        let mut stack: Vec<u32> = Vec::new();
+        let mut n = 0;
+        for (i, kids) in tree.children.iter().enumerate() {
+            if kids.is_empty() || !tree.in_tree[i] || entries[i].kind.is_bookkeeping() {
+                continue;
+            }
+            stack.clear();
+            stack.extend(kids.iter().copied());
+            let mut shown = 0;
+            while let Some(c) = stack.pop() {
+                if entries[c as usize].kind.is_bookkeeping() {
+                    stack.extend(tree.children[c as usize].iter().copied());
+                } else {
+                    shown += 1;
+                    if shown > 1 {
+                        n += 1;
+                        break;
+                    }
+                }
+            }
+        }
+        n
+    }
+
     /// The effective leaf: the nearest entry at or above the leaf that is not a bookkeeping line
     /// (a label or leaf line appended after it does not move it). This is where the "leaf" chip
     /// sits and what "Already the leaf" means.

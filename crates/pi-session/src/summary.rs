@@ -36,7 +36,7 @@ pub struct SessionSummary {
     pub message_count: usize,
     pub tokens: f64,
     pub cost: f64,
-    /// Entries with more than one child.
+    /// Branch points as the default view draws them ([`Session::branch_points`]).
     pub branch_points: usize,
     pub read_only: Option<ReadOnlyReason>,
     /// Absolute `*.jsonl` paths named in the session's tool calls and results, with where
@@ -115,14 +115,7 @@ impl SessionSummary {
             message_count,
             tokens,
             cost,
-            // Branch points as the default view draws them: bookkeeping lines (a fork's label and
-            // leaf lines, say) do not make a branch.
-            branch_points: s
-                .tree
-                .children
-                .iter()
-                .filter(|c| c.iter().filter(|&&k| !ix.entries[k as usize].kind.is_bookkeeping()).nth(1).is_some())
-                .count(),
+            branch_points: s.branch_points(),
             read_only: ix.read_only(),
             named_files: crate::forks::spawn::named_files(s, bytes),
         }

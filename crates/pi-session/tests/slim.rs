@@ -100,3 +100,46 @@ fn settings_overridden_in_the_kept_range_are_not_copied_and_a_path_without_compa
         assert_eq!(serde_json::to_value(&a.messages).unwrap(), serde_json::to_value(&b.messages).unwrap());
     }
 }
+
+/// A slim fork, a pruned copy and a plain fork of one compacted, branched session, told apart
+/// from the lines they hold (nothing in their headers says which is which), with the fork
+/// point's position in the parent.
+#[test]
+fn copies_are_told_apart_by_what_they_hold() {
+    use pi_session::forks::{copy_kind, points, CopyKind};
+    let dir = tempfile::tempdir().unwrap();
+    let lines = [
+        msg("u1", "", "user", 1),
+        msg("a1", "u1", "assistant", 2),
+        msg("u2", "a1", "user", 3),
+        msg("a2", "u2", "assistant", 4),
+        r#"{"type":"compaction","id":"c1","parentId":"a2","timestamp":"2026-03-01T10:00:05.000Z","summary":"s","firstKeptEntryId":"u2","tokensBefore":5}"#.to_string(),
+        msg("u3", "c1", "user", 6),
+        msg("a3", "u3", "assistant", 7),
+        msg("x1", "a1", "user", 8),
+        msg("x2", "x1", "assistant", 9),
+        msg("y1", "u1", "user", 10),
+    ];
+    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let f = write(dir.path(), &refs);
+    let src = Session::open(&f).unwrap();
+    let opts = WriteOptions::default();
+    let kind = |file: &std::path::Path| {
+        let child = Session::open(file).unwrap();
+        let p = points(&src, &[&child]).remove(0);
+        (p.copy, p.fork_point_id.clone().unwrap(), p.fork_point_entry, p.parent_entries, copy_kind(&child, &src, p.fork_point_id.as_deref().unwrap()))
+    };
+    let slim = fork_slim(&f, "a3", &opts).unwrap();
+    let (copy, id, entry, of, direct) = kind(&slim.file);
+    assert_eq!((copy, id.as_str(), entry, of, direct), (Some(CopyKind::Slim), "a3", Some(7), Some(10), Some(CopyKind::Slim)));
+    let pruned = prune(&f, &["a3".to_string(), "x2".to_string()], &opts).unwrap();
+    assert_eq!(kind(&pruned.file).0, Some(CopyKind::Pruned));
+    let plain = pi_session::write::fork(&f, Some("a3"), &opts).unwrap();
+    let (copy, id, entry, ..) = kind(&plain.file);
+    assert_eq!((copy, id.as_str(), entry), (None, "a3", Some(7)));
+    // Every branch kept: a whole copy, not pruned; one branch kept: a fork of that branch.
+    let all = prune(&f, &["a3".to_string(), "x2".to_string(), "y1".to_string()], &opts).unwrap();
+    assert_eq!(kind(&all.file).0, None);
+    let one = prune(&f, &["x2".to_string()], &opts).unwrap();
+    assert_eq!(kind(&one.file).0, None);
+}

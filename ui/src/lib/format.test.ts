@@ -13,3 +13,10 @@ describe("fileTag", () => {
     expect(a.length).toBeLessThanOrEqual(23);
   });
 });
+
+describe("tokens", () => {
+  it("k, M, B suffixes: 28104.8 million tokens read 28.1B", async () => {
+    const { tokens } = await import("./format");
+    expect([tokens(950), tokens(12_300), tokens(11_800_000), tokens(28_104_800_000)]).toEqual(["950", "12.3k", "11.8M", "28.1B"]);
+  });
+});

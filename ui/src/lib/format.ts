@@ -65,7 +65,9 @@ export function tokens(v: number | null | undefined): string {
   if (v < 1000) return String(Math.round(v));
   if (v < 100_000) return `${(v / 1000).toFixed(1).replace(/\.0$/, "")}k`;
   if (v < 1_000_000) return `${Math.round(v / 1000)}k`;
-  return `${(v / 1_000_000).toFixed(1)}M`;
+  if (v < 1_000_000_000) return `${(v / 1_000_000).toFixed(1)}M`;
+  if (v < 1_000_000_000_000) return `${(v / 1_000_000_000).toFixed(1)}B`;
+  return `${(v / 1_000_000_000_000).toFixed(1)}T`;
 }
 
 export function count(n: number, one: string, many = one + "s"): string {

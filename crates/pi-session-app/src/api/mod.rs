@@ -97,6 +97,7 @@ pub struct SessionRow {
     pub modified: Option<f64>,
     pub entry_count: u32,
     pub message_count: u32,
+    /// Branch points as the default view draws them ([`crate::Session::branch_points`]).
     pub branch_points: u32,
     pub tokens: f64,
     pub cost: f64,
@@ -125,6 +126,14 @@ pub struct SessionRow {
     pub family_cost: f64,
     /// Sessions in the family (the session and its spawns, recursively).
     pub family_size: u32,
+    /// A slim fork or a pruned copy (read from the lines it holds: `forks::copy_kind`).
+    pub copy: Option<pi_session::forks::CopyKind>,
+    /// The file holds entries (a header-only summary, before indexing: a user message in its
+    /// first 16 KB). The app starts on the newest session that has some.
+    pub has_entries: bool,
+    /// What pi does with this file when that differs from reading it (an empty file, one
+    /// without a valid header, one pi 1.x refuses, an old version), in a sentence.
+    pub pi_note: Option<String>,
     /// Why the session is read-only (`no-header`, `old-version`, `future-version`), if it is.
     pub read_only: Option<String>,
     pub errors: u32,
@@ -162,6 +171,8 @@ pub struct SessionList {
 pub struct PathNote {
     pub path: String,
     pub diagnostic: Diagnostic,
+    /// What pi does with this path, in a sentence (`explorer::listing::what_pi_does`).
+    pub pi_note: Option<String>,
 }
 
 /// Which entries the tree shows.
@@ -205,10 +216,15 @@ pub struct TreeMeta {
     pub total_rows: u32,
     /// Number of lanes (columns) the graph needs.
     pub lanes: u32,
+    /// The file's leaf as pi reads it (its last line's; may be a label or leaf line).
     pub leaf_id: Option<String>,
+    /// The entry pi resumes at: the leaf, or the entry above it when the leaf is a bookkeeping
+    /// line (a label line does not move it). What the status bar and the leaf chip show.
+    pub effective_leaf_id: Option<String>,
     /// Row of the leaf in this layout (if visible).
     pub leaf_row: Option<u32>,
     pub entry_count: u32,
+    /// Branch points as the default view draws them ([`crate::Session::branch_points`]).
     pub branch_points: u32,
     pub compactions: u32,
     pub labels: u32,
@@ -331,6 +347,25 @@ pub struct EntryDetail {
     pub diagnostics: Vec<Diagnostic>,
     /// For a user message: forking "before" it is possible (pi's /fork offers both).
     pub can_fork_before: bool,
+    /// What "Resume pi here" on this entry writes and what pi then does (pi's `/tree` rule).
+    pub resume: ResumeAt,
+}
+
+/// Where pi resumes after "Resume pi here" on an entry, by the rule of pi's own `/tree`: on a
+/// user (or custom) message the leaf goes to the message's parent and pi puts the message's text
+/// back in its editor; on any other entry the leaf goes to the entry itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(TS), ts(export))]
+pub struct ResumeAt {
+    /// The entry the `leaf` line names (null: before the first entry).
+    pub target_id: Option<String>,
+    /// pi already resumes there: nothing to write.
+    pub current: bool,
+    /// pi would put the message's text back in its editor (a user or custom message).
+    pub to_editor: bool,
+    /// What pi will do, in one sentence.
+    pub note: String,
 }
 
 /// One message of a context preview.
@@ -489,6 +524,12 @@ pub struct ForkNode {
     pub fork_point_line: Option<u32>,
     /// Short text of the fork point entry: the message where the fork happened.
     pub fork_point_preview: Option<String>,
+    /// The fork point's position in the parent: entry `forkPointEntry` (1-based, file order)
+    /// of `parentEntries`.
+    pub fork_point_entry: Option<u32>,
+    pub parent_entries: Option<u32>,
+    /// A slim fork or a pruned copy.
+    pub copy: Option<pi_session::forks::CopyKind>,
     pub status: ForkStatus,
     /// `parentSession` as the header records it (the parent may have been found elsewhere:
     /// `relinked`).
@@ -565,17 +606,13 @@ pub struct TranscriptPage {
     pub items: Vec<TranscriptItem>,
 }
 
-/// Result of stepping to a sibling branch in the transcript.
+/// Where the view goes when the transcript steps to a sibling branch: shown, never written.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ts", derive(TS), ts(export))]
 pub struct SwitchResult {
-    /// The leaf the view moved to (the newest entry of the sibling's subtree).
-    pub leaf_id: Option<String>,
-    /// The `leaf` line appended, unless read-only.
-    pub write: Option<WriteResult>,
-    /// Set in read-only mode: the switch changed the view only.
-    pub note: Option<String>,
+    /// The view-only leaf (the newest entry of the sibling's subtree).
+    pub leaf_id: String,
 }
 
 /// Pushed to the UI when files under the root change.

@@ -16,13 +16,17 @@ commands! {
     }
 
     /// All sessions (the sidebar; `indexed < total` while indexing); with `limit`, only the
-    /// most recently modified (a quick first screen).
+    /// most recently modified (a quick first screen). Each `SessionRow` has `copy` (`slim`,
+    /// `pruned`), `hasEntries` and `piNote` (what pi does with the file, when that differs);
+    /// each `PathNote` of `other` its `piNote`.
     [] fn list_sessions(app, limit: Option<u32>) -> SessionList {
         Ok(app.explorer().list_sessions(limit.map(|n| n as usize)))
     }
 
     /// The lineage of the listed sessions: a node per session and one per child outside the
-    /// roots (status `outside-roots`); forks and spawns, missing parents, cycles.
+    /// roots (status `outside-roots`); forks and spawns, missing parents, cycles; each
+    /// `ForkNode` with `forkPointEntry` of `parentEntries` (the fork point's place in its
+    /// parent) and `copy`.
     [] fn fork_graph(app) -> ForkGraph {
         Ok(app.explorer().fork_graph())
     }
@@ -51,7 +55,11 @@ commands! {
         Ok(app.explorer().find_in_session(&path, &text)?)
     }
 
-    /// One entry, whole (its line as written, its message, tokens and cost).
+    /// One entry, whole (its line as written, its message, tokens and cost); `resume`: what
+    /// "Resume pi here" writes there and what pi then does, by pi's `/tree` rule (on a user or
+    /// custom message `targetId` is its parent, the nearest entry above it that is not a label
+    /// or leaf line, and `toEditor` is true: pi puts the text back in its editor; else the entry
+    /// itself; `current` when pi already resumes there; `note` says it in one sentence).
     [] fn entry_detail(app, path: String, id: String) -> EntryDetail {
         Ok(app.explorer().entry_detail(&path, &id)?)
     }
@@ -74,9 +82,11 @@ commands! {
     }
 
     /// Every compaction on the path to `leaf_id` (the leaf when null), oldest first, each with
-    /// its whole summary, `tokensBefore`, an estimate of the tokens after, the entries it hid
-    /// (`message` true for messages, false for bookkeeping lines) and their counts apart;
-    /// `edited`: the pi 1.x context edits in effect there.
+    /// its whole summary, `tokensBefore`, pi's estimate of the summary alone (`summaryTokens`)
+    /// and of the context right after it (`tokensAfter`: the summary and its `keptMessages`),
+    /// the entries it hid (`message` true for messages, false for bookkeeping lines) and their
+    /// counts apart; `edited`: the pi 1.x context edits in effect there; `elsewhere`: the file's
+    /// compactions on other branches (id, line, `tokensBefore`; at most 50).
     [] fn audit_view(app, path: String, leaf_id: Option<String>) -> AuditView {
         Ok(app.explorer().audit_view(&path, leaf_id.as_deref())?)
     }
@@ -102,8 +112,9 @@ commands! {
         Ok(app.explorer().transcript_page_at(&path, leaf_id.as_deref(), start as usize, count as usize)?)
     }
 
-    /// Steps to sibling `to_id` at a branch point and persists it (one `leaf` line).
-    [changes] fn switch_branch(app, path: String, to_id: String) -> SwitchResult {
+    /// Where the view goes when the transcript steps to sibling `to_id` at a branch point: the
+    /// newest entry of its subtree, shown, never written ("Resume pi here" is the write).
+    [] fn switch_branch(app, path: String, to_id: String) -> SwitchResult {
         Ok(app.explorer().switch_branch(&path, &to_id)?)
     }
 
@@ -250,10 +261,24 @@ commands! {
     }
 
     /// Exports a path (`leaf_id`, default the session's leaf) or the whole tree (`tree`) as
-    /// HTML or Markdown into the export folder (`$PI_EXPLORER_EXPORT_DIR`, else Downloads);
-    /// answers the file written.
-    [changes, window] fn export_session(app, path: String, leaf_id: Option<String>, tree: bool, format: ExportFormat) -> ExportResult {
-        app.export(&path, leaf_id.as_deref(), tree, format)
+    /// HTML or Markdown. The window writes it to `out` (absolute, `~/` allowed; default: the
+    /// export folder, `$PI_EXPLORER_EXPORT_DIR`, else Downloads), an existing file replaced only
+    /// with `replace`, never a `.jsonl` file, and answers the file written; over HTTP nothing is
+    /// written: the answer carries the text, which the browser downloads as `out` (a file name).
+    [changes] fn export_session(app, path: String, leaf_id: Option<String>, tree: bool, format: ExportFormat, out: Option<String>, replace: Option<bool>) -> ExportResult {
+        app.export(&path, leaf_id.as_deref(), tree, format, out.as_deref(), replace == Some(true))
+    }
+
+    /// Where the save dialog proposes to write an export of `path`: the export folder, the
+    /// name the explorer gives it.
+    [window] fn export_target(app, path: String, tree: bool, format: ExportFormat) -> String {
+        app.export_target(&path, tree, format)
+    }
+
+    /// Opens a file the window exported in the system's default application, or (`reveal`) its
+    /// folder in the file manager; `invalid` for any other file.
+    [window] fn open_export(app, path: String, reveal: bool) -> () {
+        app.open_export(&path, reveal)
     }
 
     /// What moving the archived sessions' files out of their roots would do (to confirm first).

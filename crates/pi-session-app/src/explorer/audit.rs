@@ -36,6 +36,20 @@ pub struct AuditView {
     /// Context entries a pi 1.x `context_edit` on the path replaces or drops, in path order
     /// (the same answer as `ContextView::edited` at this entry).
     pub edited: Vec<EditedEntry>,
+    /// Compactions of the file on other branches (not on this path), in file order, at most
+    /// [`AUDIT_ELSEWHERE_MAX`]: where to look when this path has none.
+    pub elsewhere: Vec<AuditElsewhere>,
+}
+
+/// A compaction of the file that is not on the audited path.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(TS), ts(export))]
+pub struct AuditElsewhere {
+    pub id: String,
+    pub line: u32,
+    /// `tokensBefore` as pi recorded it.
+    pub tokens_before: Option<f64>,
 }
 
 /// One compaction on the path.
@@ -49,9 +63,13 @@ pub struct AuditCompaction {
     pub summary: String,
     /// `tokensBefore` as pi recorded it.
     pub tokens_before: Option<f64>,
-    /// pi's token estimate of the context right after this compaction (the summary and the
-    /// kept messages).
+    /// pi's token estimate of the context right after this compaction: its summary and the
+    /// messages it kept.
     pub tokens_after: f64,
+    /// pi's token estimate of the summary alone (the summary message pi sends).
+    pub summary_tokens: f64,
+    /// Messages the context right after it keeps besides the summary.
+    pub kept_messages: u32,
     pub first_kept_entry_id: Option<String>,
     /// Messages (user, assistant, tool results, custom messages, branch summaries) it hid.
     pub hidden_messages: u32,
@@ -87,6 +105,9 @@ pub fn is_context_message(k: &Kind) -> bool {
 
 /// Entries hidden per compaction: at most this many are listed (the counts are exact).
 pub const AUDIT_HIDDEN_MAX: usize = 5000;
+
+/// Compactions off the path listed by an audit.
+pub const AUDIT_ELSEWHERE_MAX: usize = 50;
 
 impl Explorer {
     /// Every compaction on the path to `leaf` (the session's leaf when `None`), audited.
@@ -144,10 +165,16 @@ impl Explorer {
             }
             let v = line_value(&reader.line(c)?);
             let after = ContextPlan::build(&s.index, &s.tree, Leaf::Entry(c));
-            let mut tokens_after = 0.0;
+            let (mut tokens_after, mut summary_tokens, mut kept_messages) = (0.0, 0.0, 0u32);
             for it in &after.items {
                 let raw = pi_session::context::message_for_item(&s.index, &mut reader, *it)?;
-                tokens_after += estimate_tokens(&serde_json::from_str::<Value>(raw.get()).unwrap_or(Value::Null));
+                let t = estimate_tokens(&serde_json::from_str::<Value>(raw.get()).unwrap_or(Value::Null));
+                tokens_after += t;
+                if it.kind == pi_session::context::ItemKind::CompactionSummary {
+                    summary_tokens += t;
+                } else {
+                    kept_messages += 1;
+                }
             }
             compactions.push(AuditCompaction {
                 id: e.id_str().to_string(),
@@ -155,6 +182,8 @@ impl Explorer {
                 summary: v.get("summary").and_then(Value::as_str).unwrap_or("").to_string(),
                 tokens_before: v.get("tokensBefore").and_then(Value::as_f64),
                 tokens_after,
+                summary_tokens,
+                kept_messages,
                 first_kept_entry_id: first_kept,
                 hidden_messages: msgs,
                 hidden_bookkeeping: books,
@@ -164,6 +193,18 @@ impl Explorer {
         }
         let plan = ContextPlan::build(&s.index, &s.tree, node.map(Leaf::Entry).unwrap_or(Leaf::Null));
         let edited = pi_session::edits::edited_entries(&s, &plan, &mut reader)?;
-        Ok(AuditView { path: pi_session::pathstr::encode(&s.index.path), leaf_id: leaf.map(str::to_string), compactions, edited })
+        let on_path: std::collections::HashSet<u32> = path_nodes.iter().copied().collect();
+        let mut elsewhere = Vec::new();
+        for (i, e) in s.index.entries.iter().enumerate() {
+            if e.kind != Kind::Compaction || !s.tree.in_tree[i] || on_path.contains(&(i as u32)) {
+                continue;
+            }
+            if elsewhere.len() == AUDIT_ELSEWHERE_MAX {
+                break;
+            }
+            let tokens_before = line_value(&reader.line(i as u32)?).get("tokensBefore").and_then(Value::as_f64);
+            elsewhere.push(AuditElsewhere { id: e.id_str().to_string(), line: e.line, tokens_before });
+        }
+        Ok(AuditView { path: pi_session::pathstr::encode(&s.index.path), leaf_id: leaf.map(str::to_string), compactions, edited, elsewhere })
     }
 }

@@ -50,6 +50,7 @@ impl Explorer {
             thinking_level: plan.thinking_level,
             diagnostics: s.diagnostics().into_iter().filter(|d| d.line == Some(e.line)).collect(),
             can_fork_before: e.is_user() && s.index.read_only().is_none(),
+            resume: super::resume::resume_at(&s, i),
         })
     }
 }

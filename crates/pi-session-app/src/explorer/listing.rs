@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use pi_session_format::diag::Severity;
+use pi_session_format::diag::{DiagKind, Severity};
 use pi_session::summary::SessionSummary;
 use pi_session::text::title_of;
 
@@ -68,7 +68,7 @@ impl Explorer {
         SessionList {
             root: pi_session::pathstr::encode(&self.root),
             sessions,
-            other: l.other.iter().map(|o| PathNote { path: pi_session::pathstr::encode(&o.path), diagnostic: o.diagnostic.clone() }).collect(),
+            other: l.other.iter().map(|o| path_note(&o.path, &o.diagnostic)).collect(),
             indexed: snap.indexed as u32,
             total: snap.total as u32,
             limited,
@@ -107,6 +107,9 @@ pub(super) fn fork_node(s: &SessionSummary, f: &pi_session::forks::ForkInfo, roo
         fork_point_id: f.fork_point_id.clone(),
         fork_point_line: f.fork_point_line,
         fork_point_preview: f.fork_point_preview.clone(),
+        fork_point_entry: f.fork_point_entry,
+        parent_entries: f.parent_entries,
+        copy: f.copy,
         status: f.status,
         parent_session: f.parent_session.clone(),
         kind: f.kind,
@@ -181,10 +184,33 @@ pub(super) fn session_row(s: &SessionSummary, f: &pi_session::forks::ForkInfo) -
         family_tokens: f.family_tokens,
         family_cost: f.family_cost,
         family_size: f.family_size,
+        copy: f.copy,
+        has_entries: s.entry_count > 0 || s.first_user_message.is_some(),
+        pi_note: s.diagnostics.iter().find_map(|d| what_pi_does(d.kind)).map(str::to_string),
         read_only: s.read_only.as_ref().map(|r| serde_json::to_value(r).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()),
         errors: count(Severity::Error),
         warnings: count(Severity::Warning),
         root: None,
         diverged_at: None,
     }
+}
+
+/// A path under the root that is not listed as a session, with what pi does with it.
+pub(super) fn path_note(path: &Path, d: &pi_session_format::diag::Diagnostic) -> PathNote {
+    PathNote { path: pi_session::pathstr::encode(path), diagnostic: d.clone(), pi_note: what_pi_does(d.kind).map(str::to_string) }
+}
+
+/// What pi 0.73.1 and pi 1.6.0 do with a file that has this finding, when it is not what they
+/// do with any session (docs/differences.md rows 1, 2 and 10; docs/damage.md).
+pub fn what_pi_does(kind: DiagKind) -> Option<&'static str> {
+    Some(match kind {
+        DiagKind::NotASession | DiagKind::MissingHeader => {
+            "pi's session list (/resume) leaves it out: it has no valid header. Opened with pi --session: pi 0.73.1 drops its lines and overwrites the file with an empty session; pi 1.6.0 refuses it (\"not a valid pi session\") and leaves it alone."
+        }
+        DiagKind::EmptyFile => "pi's session list (/resume) leaves it out: it has no header. Opened with pi --session, pi 0.73.1 and 1.6.0 write a fresh header into it and start an empty session.",
+        DiagKind::RefusedByPi1 => "pi 0.73.1 trims the bytes before the header and reads it; pi 1.6.0 refuses it (\"not a valid pi session\") and /resume hides it.",
+        DiagKind::OldVersion => "pi (0.73.1 and 1.6.0) converts it when it opens it and rewrites the file, with new random ids for a version 1 file.",
+        DiagKind::Unreadable => "pi's session list (/resume) leaves out a file it cannot read.",
+        _ => return None,
+    })
 }

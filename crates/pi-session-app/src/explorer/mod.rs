@@ -5,11 +5,13 @@
 mod audit;
 mod context;
 mod dashboard;
+mod exports;
 mod inspect;
 mod lister;
 mod listing;
 mod multi;
 mod outside;
+mod resume;
 mod search;
 mod steer;
 mod transcript;
@@ -28,10 +30,12 @@ use pi_session::{Error, Session};
 use crate::api::*;
 use crate::layout::Layout;
 
-pub use audit::{is_context_message, AuditCompaction, AuditHidden, AuditView, AUDIT_HIDDEN_MAX};
+pub use audit::{is_context_message, AuditCompaction, AuditElsewhere, AuditHidden, AuditView, AUDIT_ELSEWHERE_MAX, AUDIT_HIDDEN_MAX};
+pub use exports::{export_name, ExportText};
 pub use lister::{ProgressSink, Snapshot};
 pub use steer::{NewFileResult, SlimPreview};
 use lister::Lister;
+pub use resume::resume_at;
 pub use transcript::newest_in_subtree;
 use tree_pages::LayoutKey;
 

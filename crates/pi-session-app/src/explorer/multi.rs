@@ -146,7 +146,7 @@ impl Explorer {
         SessionList {
             root: pi_session::pathstr::encode(&self.root),
             sessions,
-            other: m.other.iter().map(|o| PathNote { path: pi_session::pathstr::encode(&o.path), diagnostic: o.diagnostic.clone() }).collect(),
+            other: m.other.iter().map(|o| super::listing::path_note(&o.path, &o.diagnostic)).collect(),
             indexed: indexed as u32,
             total: total as u32,
             limited,

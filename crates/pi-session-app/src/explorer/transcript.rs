@@ -64,24 +64,13 @@ impl Explorer {
     }
 
     /// Steps to sibling `to`: the view moves to the newest entry (in file order) of its
-    /// subtree, persisted as one `leaf` line unless read-only.
+    /// subtree. Shown, never written: browsing branches leaves the file as it is (the window's
+    /// "Resume pi here" is the write).
     pub fn switch_branch(&self, path: &str, to: &str) -> Result<SwitchResult, Error> {
-        let real = self.resolve(path)?;
-        let target = {
-            let arc = self.session_at(&real)?;
-            let s = arc.read().unwrap();
-            let i = s.node(to)?;
-            newest_in_subtree(&s, i)
-        };
-        if self.is_read_only() {
-            return Ok(SwitchResult {
-                leaf_id: Some(target),
-                write: None,
-                note: Some("read-only mode: the view moved; the file was not changed, so pi still resumes where it was".into()),
-            });
-        }
-        let w = self.navigate(path, Some(&target))?;
-        Ok(SwitchResult { leaf_id: Some(target), write: Some(w), note: None })
+        let arc = self.session(path)?;
+        let s = arc.read().unwrap();
+        let i = s.node(to)?;
+        Ok(SwitchResult { leaf_id: newest_in_subtree(&s, i) })
     }
 
     /// The active path (or the given entries) as Markdown.

@@ -270,6 +270,7 @@ impl Layout {
             total_rows: self.len(),
             lanes: self.lanes,
             leaf_id: s.leaf_id().map(str::to_string),
+            effective_leaf_id: s.effective_leaf().map(|i| s.id_of(i).to_string()),
             leaf_row: self.leaf_row,
             entry_count: self.counts.entries,
             branch_points: self.counts.branch_points,
@@ -504,7 +505,7 @@ fn counts(s: &Session) -> Counts {
     let t = &s.tree;
     Counts {
         entries: s.index.entries.len() as u32,
-        branch_points: t.children.iter().filter(|c| c.len() > 1).count() as u32,
+        branch_points: s.branch_points() as u32,
         compactions: s.index.entries.iter().enumerate().filter(|(i, e)| t.in_tree[*i] && e.kind == Kind::Compaction).count() as u32,
         labels: t.labels.len() as u32,
     }

@@ -21,13 +21,18 @@ use crate::context::BodyReader;
 use crate::text::line_value;
 use crate::{Error, Leaf, Session};
 
-/// Where an export was written.
+/// Where an export was written (the window), or the export itself (`pi-session serve`: the
+/// browser downloads `text` as `out`, a file name).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct ExportResult {
     pub out: String,
     pub bytes: u32,
+    /// The export's text, when nothing was written on the serving machine.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub text: Option<String>,
 }
 
 /// The format of an export.

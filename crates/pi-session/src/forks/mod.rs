@@ -14,11 +14,13 @@ use std::path::{Path, PathBuf};
 use pi_session_format::diag::{DiagKind, Diagnostic};
 use serde::{Deserialize, Serialize};
 
+pub mod copy;
 pub mod family;
 pub mod outside;
 pub mod relink;
 pub mod spawn;
 
+pub use copy::{copy_kind, CopyKind};
 use spawn::{Child, SpawnSite};
 use crate::summary::SessionSummary;
 use crate::Session;
@@ -81,6 +83,15 @@ pub struct ForkInfo {
     /// Short text of the fork point entry (the message where the fork happened).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fork_point_preview: Option<String>,
+    /// Where the fork point is in the parent: its entry's position (1-based, file order) and
+    /// how many entries the parent holds ("entry n of m").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fork_point_entry: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_entries: Option<u32>,
+    /// A slim fork or a pruned copy rather than a whole-path fork ([`copy_kind`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub copy: Option<CopyKind>,
     pub status: ForkStatus,
     /// Fork or spawn, when the parent could be read (absent: no parent, or not found).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -123,6 +134,9 @@ impl ForkInfo {
             fork_point_id: None,
             fork_point_line: None,
             fork_point_preview: None,
+            fork_point_entry: None,
+            parent_entries: None,
+            copy: None,
             status: ForkStatus::Ok,
             kind: None,
             spawned_by: None,
@@ -143,6 +157,9 @@ impl ForkInfo {
         self.fork_point_id = p.fork_point_id.clone();
         self.fork_point_line = p.fork_point_line;
         self.fork_point_preview = p.fork_point_preview.clone();
+        self.fork_point_entry = p.fork_point_entry;
+        self.parent_entries = p.parent_entries;
+        self.copy = p.copy;
         self.kind = Some(if p.fork_point_id.is_some() { LinkKind::Fork } else { LinkKind::Spawn });
         self.spawned_by = p.site.as_ref().map(|s| s.entry_id.clone());
         self.spawned_by_tool_call = p.site.as_ref().and_then(|s| s.tool_call_id.clone());
@@ -239,6 +256,14 @@ pub struct Point {
     pub fork_point_line: Option<u32>,
     #[serde(default)]
     pub fork_point_preview: Option<String>,
+    /// The fork point's entry in the parent (1-based, file order) and the parent's entry count.
+    #[serde(default)]
+    pub fork_point_entry: Option<u32>,
+    #[serde(default)]
+    pub parent_entries: Option<u32>,
+    /// A slim fork or a pruned copy.
+    #[serde(default)]
+    pub copy: Option<CopyKind>,
     /// A spawn: where the parent started it.
     #[serde(default)]
     pub site: Option<SpawnSite>,
@@ -254,9 +279,13 @@ pub fn points(parent: &Session, children: &[&Session]) -> Vec<Point> {
         .iter()
         .map(|child| {
             let id = fork_point(child, parent);
+            let at = id.as_deref().and_then(|id| parent.index.by_id.get(id).copied());
             Point {
-                fork_point_line: id.as_deref().and_then(|id| parent.index.entry(id)).map(|e| e.line),
+                fork_point_line: at.map(|i| parent.index.entries[i as usize].line),
                 fork_point_preview: point_preview(parent, id.as_deref()),
+                fork_point_entry: at.map(|i| i + 1),
+                parent_entries: Some(parent.index.entries.len() as u32),
+                copy: id.as_deref().and_then(|id| copy_kind(child, parent, id)),
                 fork_point_id: id,
                 site: None,
                 copied: copied_usage(child, parent),

@@ -6,14 +6,25 @@ import { BarController, BarElement, CategoryScale, Chart, LinearScale, Tooltip, 
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip);
 
-export type Bar = { label: string; value: number; tokens: number };
+import { tokens as tokensText } from "../../lib/format";
+
+export type Bar = { label: string; value: number; tokens: number; cost?: number };
+
+/** The figure on the value axis and in the tooltip. */
+export type Metric = "tokens" | "cost";
+
+function money(n: number): string {
+  return n >= 100 ? `$${n.toFixed(0)}` : n >= 1 ? `$${n.toFixed(2)}` : `$${n.toFixed(n === 0 ? 0 : 3)}`;
+}
 
 function css(name: string): string {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || "#888";
 }
 
 /** A bar chart of `bars`; `onPick(i)` when a bar is clicked. Horizontal for categories. */
-export function barChart(canvas: HTMLCanvasElement, bars: Bar[], opts: { horizontal: boolean; color: string; onPick: (i: number) => void }): Chart {
+export function barChart(canvas: HTMLCanvasElement, bars: Bar[], opts: { horizontal: boolean; color: string; metric?: Metric; onPick: (i: number) => void }): Chart {
+  const metric = opts.metric ?? "cost";
+  const value = (v: number) => (metric === "cost" ? money(v) : tokensText(v) || "0");
   const text = css("--text-2");
   const grid = css("--border");
   return new Chart(canvas, {
@@ -31,13 +42,24 @@ export function barChart(canvas: HTMLCanvasElement, bars: Bar[], opts: { horizon
         legend: { display: false },
         tooltip: {
           callbacks: {
-            label: (c) => `$${Number(c.raw).toFixed(4)} · ${Math.round(bars[c.dataIndex]?.tokens ?? 0).toLocaleString()} tokens`,
+            label: (c) => {
+              const b = bars[c.dataIndex];
+              return `$${Number(b?.cost ?? (metric === "cost" ? c.raw : 0)).toFixed(4)} · ${Math.round(b?.tokens ?? 0).toLocaleString()} tokens`;
+            },
           },
         },
       },
+      // Value ticks with k/M/B (or $); category labels whole up to 48 characters (the start of
+      // a model name, the end of a path), one per bar, never rotated over each other.
       scales: {
-        x: { ticks: { color: text, autoSkip: true, maxRotation: 0 }, grid: { color: grid } },
-        y: { ticks: { color: text, autoSkip: false, callback: opts.horizontal ? (_v, i) => truncate(bars[i]?.label ?? "", 28) : undefined }, grid: { color: grid } },
+        x: {
+          ticks: { color: text, autoSkip: true, autoSkipPadding: 12, maxRotation: 0, callback: opts.horizontal ? (v) => value(Number(v)) : undefined },
+          grid: { color: grid },
+        },
+        y: {
+          ticks: { color: text, autoSkip: !opts.horizontal, callback: opts.horizontal ? (_v, i) => label(bars[i]?.label ?? "", 48) : (v) => value(Number(v)) },
+          grid: { color: grid },
+        },
       },
       onClick: (_e: ChartEvent, els: ActiveElement[]) => {
         if (els.length) opts.onPick(els[0].index);
@@ -46,8 +68,10 @@ export function barChart(canvas: HTMLCanvasElement, bars: Bar[], opts: { horizon
   });
 }
 
-function truncate(s: string, n: number): string {
-  return s.length > n ? "…" + s.slice(s.length - n + 1) : s;
+/** A label cut to `n` characters: a path keeps its end, anything else its start. */
+function label(s: string, n: number): string {
+  if (s.length <= n) return s;
+  return s.includes("/") ? "…" + s.slice(s.length - n + 1) : s.slice(0, n - 1) + "…";
 }
 
 /** Page coordinates of bar `i` of the chart on `canvas` (for the end-to-end tests). */

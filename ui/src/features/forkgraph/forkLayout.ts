@@ -64,6 +64,9 @@ export interface FGGroup {
   height: number;
   /** The group continues from the previous column. */
   cont: boolean;
+  /** Sessions in the folder, and whether they are folded away (only the head is drawn). */
+  count: number;
+  collapsed: boolean;
 }
 
 export interface ForkLayout {
@@ -79,7 +82,8 @@ function time(s: string | null): number {
   return Number.isNaN(t) ? 0 : t;
 }
 
-export function layoutForkGraph(input: ForkNode[], describe: (n: ForkNode) => string = () => "", aspect = 1.6): ForkLayout {
+/** Lays out `input`; the folders in `collapsed` (cwds) are drawn as their head alone. */
+export function layoutForkGraph(input: ForkNode[], describe: (n: ForkNode) => string = () => "", aspect = 1.6, collapsed: ReadonlySet<string> = new Set()): ForkLayout {
   const byPath = new Map(input.map((n) => [n.path, n]));
   const kids = new Map<string, ForkNode[]>();
   const roots: ForkNode[] = [];
@@ -158,7 +162,8 @@ export function layoutForkGraph(input: ForkNode[], describe: (n: ForkNode) => st
       }
       if (rows.length) lineages.push(rows);
     }
-    plan.push({ cwd, lineages });
+    const count = lineages.reduce((n, l) => n + l.filter((r) => !r.fg.ghost).length, 0);
+    plan.push({ cwd, lineages: collapsed.has(cwd) ? [] : lineages, count, collapsed: collapsed.has(cwd) });
   }
 
   // 2. The column height: the graph in one column would be `total` tall; n columns of about the
@@ -201,7 +206,7 @@ export function layoutForkGraph(input: ForkNode[], describe: (n: ForkNode) => st
 }
 
 type Row = { fg: FGNode; parent: FGNode | null; n: ForkNode | null };
-type Plan = { cwd: string; lineages: Row[][] }[];
+type Plan = { cwd: string; lineages: Row[][]; count: number; collapsed: boolean }[];
 type Packed = { nodes: FGNode[]; groups: FGGroup[]; width: number; height: number; colH: number; scale: number };
 
 /** Packs the lineages into columns `colH` tall (sets the nodes' x and y). */
@@ -223,8 +228,9 @@ function pack(plan: Plan, colH: number, indentW: (depth: number) => number): Pac
     }
     seg = null;
   };
+  let folder = { count: 0, collapsed: false };
   const openSeg = (cwd: string, cont: boolean) => {
-    seg = { key: `${cwd}\u0000${groups.length}`, cwd, x: 0, y, width: 0, height: 0, cont };
+    seg = { key: `${cwd}\u0000${groups.length}`, cwd, x: 0, y, width: 0, height: 0, cont, ...folder };
     y += GROUP_HEAD;
   };
   const nextCol = (cwd: string) => {
@@ -244,6 +250,7 @@ function pack(plan: Plan, colH: number, indentW: (depth: number) => number): Pac
       colW.push(0);
       y = PAD;
     }
+    folder = { count: g.count, collapsed: g.collapsed };
     openSeg(g.cwd, false);
     for (const l of g.lineages) {
       const h = l.length * ROW;
@@ -314,25 +321,33 @@ function edge(a: FGNode, b: FGNode, child: ForkNode | null, kind: FGEdge["kind"]
           ? child?.spawnedByGuess
             ? "subagent run (start guessed)"
             : "subagent run"
-          : child?.forkPointPreview
-          ? edgeText(child.forkPointPreview)
-          : child?.forkPointLine
-            ? `at L${child.forkPointLine}`
-            : child?.forkPointId
-              ? `at ${child.forkPointId.slice(0, 8)}`
-              : "";
-  // The fork point's message sits in the gap just above the fork's node, where its edge arrives.
-  const text = kind === "fork" && !!child?.forkPointPreview;
-  const lx = kind === "cycle" ? Math.max(a.x, b.x) + NODE_W + 28 : text ? b.x + 2 : x1 + 14;
+          : child
+            ? forkPointText(child)
+            : "";
+  // Where the fork happened in the parent sits in the gap just above the fork's node, where its
+  // edge arrives.
+  const text = kind === "fork" && label !== "";
+  // Beside the edge where it comes down into the node (at most 18 px in), not over it.
+  const lx = kind === "cycle" ? Math.max(a.x, b.x) + NODE_W + 28 : text ? b.x + 26 : x1 + 14;
   const ly = kind === "cycle" ? (a.y + b.y) / 2 + NODE_H / 2 : text ? b.y - 3 : cy - 5;
   const spawnedBy = kind === "spawn" ? (child?.spawnedBy ?? null) : null;
   const guess = kind === "spawn" && !!child?.spawnedByGuess;
-  const full = text
-    ? (child?.forkPointPreview ?? "")
-    : kind === "spawn"
-      ? `Spawned by entry ${spawnedBy ?? "?"}${child?.spawnedByToolCall ? ` (tool call ${child.spawnedByToolCall})` : ""}${guess ? ": a guess, the last entry before the run began" : ""}`
-      : label;
+  const full =
+    text && child
+      ? forkPointText(child, 2000)
+      : kind === "spawn"
+        ? `Spawned by entry ${spawnedBy ?? "?"}${child?.spawnedByToolCall ? ` (tool call ${child.spawnedByToolCall})` : ""}${guess ? ": a guess, the last entry before the run began" : ""}`
+        : label;
   return { key: `${a.key}->${b.key}:${kind}`, child: b.path, forkPointId: child?.forkPointId ?? null, d, label, full, lx, ly, kind, spawnedBy, guess };
+}
+
+/** Where a fork happened, on its parent: "entry 12 of 40 · “its message”" (the core gives the
+ *  position; a fork point not in the parent's entries falls back to its id). */
+export function forkPointText(n: ForkNode, max = 34): string {
+  if (!n.forkPointId) return "";
+  const at = n.forkPointEntry && n.parentEntries ? `entry ${n.forkPointEntry} of ${n.parentEntries}` : `at ${n.forkPointId.slice(0, 8)}`;
+  // `max` counts the whole label (it stays within a node's width on the graph).
+  return n.forkPointPreview ? `${at} · ${edgeText(n.forkPointPreview, Math.max(8, max - at.length - 5))}` : at;
 }
 
 /** Shortens a title to fit a node (SVG text has no ellipsis). */

@@ -37,5 +37,8 @@ describe("finding your way", () => {
     const { mostRecent } = await import("./writeText");
     expect(mostRecent([{ modified: 1, p: "a" }, { modified: 9, p: "b" }, { modified: null, p: "c" }])?.p).toBe("b");
     expect(mostRecent([])).toBeUndefined();
+    // An empty file, however new, is not where the app starts; with nothing else, it is.
+    expect(mostRecent([{ modified: 1, p: "a", hasEntries: true }, { modified: 9, p: "empty", hasEntries: false }])?.p).toBe("a");
+    expect(mostRecent([{ modified: 9, p: "empty", hasEntries: false }])?.p).toBe("empty");
   });
 });

@@ -40,9 +40,16 @@ export function listWhen(ms: number | null | undefined, now = Date.now(), relati
   return rel && !/^[A-Z][a-z]{2} \d/.test(rel) ? `${abs} · ${rel}` : abs;
 }
 
-/** The most recently modified session (the list may be grouped or sorted otherwise). */
-export function mostRecent<T extends { modified: number | null }>(rows: T[]): T | undefined {
+/** The most recently modified session that has entries (an empty or header-only file is no
+ *  place to start), else the most recently modified one (the list may be grouped or sorted
+ *  otherwise). */
+export function mostRecent<T extends { modified: number | null; hasEntries?: boolean }>(rows: T[]): T | undefined {
   let best: T | undefined;
-  for (const r of rows) if (!best || (r.modified ?? -Infinity) > (best.modified ?? -Infinity)) best = r;
-  return best;
+  let bestAny: T | undefined;
+  const newer = (r: T, b: T | undefined) => !b || (r.modified ?? -Infinity) > (b.modified ?? -Infinity);
+  for (const r of rows) {
+    if (newer(r, bestAny)) bestAny = r;
+    if (r.hasEntries !== false && newer(r, best)) best = r;
+  }
+  return best ?? bestAny;
 }

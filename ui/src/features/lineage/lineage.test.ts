@@ -38,6 +38,9 @@ function row(path: string, over: Partial<SessionRow> = {}): SessionRow {
     readOnly: null,
     errors: 0,
     warnings: 0,
+    copy: null,
+    hasEntries: true,
+    piNote: null,
     ...over,
   };
 }
@@ -68,6 +71,9 @@ function node(r: SessionRow, over: Partial<ForkNode> = {}): ForkNode {
     familyTokens: r.familyTokens,
     familyCost: r.familyCost,
     familySize: r.familySize,
+    forkPointEntry: null,
+    parentEntries: null,
+    copy: null,
     ...over,
   };
 }

@@ -138,13 +138,20 @@ export function pinnedFirst<G extends { cwd: string; items: { row: SessionRow; d
   const pinned: { row: SessionRow; depth: number }[] = [];
   const rest: G[] = [];
   for (const g of groups) {
-    const keep = g.items.filter((it) => {
-      if (marks.of(it.row.id)?.pinned) {
-        pinned.push({ row: it.row, depth: 0 });
-        return false;
+    // A pinned session takes its forks along (the items nested under it), as in its group.
+    const keep: typeof g.items = [];
+    for (let i = 0; i < g.items.length; i++) {
+      const it = g.items[i];
+      if (!marks.of(it.row.id)?.pinned) {
+        keep.push(it);
+        continue;
       }
-      return true;
-    });
+      pinned.push({ row: it.row, depth: 0 });
+      while (i + 1 < g.items.length && g.items[i + 1].depth > it.depth) {
+        const kid = g.items[++i];
+        pinned.push({ row: kid.row, depth: kid.depth - it.depth });
+      }
+    }
     if (keep.length) rest.push(keep.length === g.items.length ? g : { ...g, items: keep, count: keep.length });
   }
   if (!pinned.length) return groups;

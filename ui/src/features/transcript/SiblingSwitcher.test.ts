@@ -20,7 +20,7 @@ describe("sibling switcher", () => {
     expect((getByTestId("sibling-next") as HTMLButtonElement).disabled).toBe(false);
   });
 
-  it("switch_branch moves the transcript to the sibling's newest entry", async () => {
+  it("a switch shows the sibling's newest entry and writes nothing, read-only or not", async () => {
     // Recorded from the real core over demo/sessions: a session whose active path ends on the
     // third of three siblings.
     const backend = new RecordedBackend("sibling-switcher");
@@ -31,32 +31,38 @@ describe("sibling switcher", () => {
     const page = await backend.transcriptPage(s.path, 0, 1000);
     const at = page.items.find((i) => i.siblings && i.siblings.count === 3)!;
     expect(at.siblings!.index).toBe(3);
-    const to = at.siblings!.prevId!;
-    const leaf = await app.writes.switchBranch(to);
-    const after = await backend.transcriptPage(s.path, 0, 1000);
-    expect(after.leafId).toBe(leaf);
-    const same = after.items[at.index];
-    expect(same.id).toBe(to);
-    expect(same.siblings).toMatchObject({ index: 2, count: 3 });
-    // The tree follows: the new leaf is on the active path in lane 0.
-    const meta = app.session.tree.meta!;
-    expect(meta.leafId).toBe(leaf);
-
-    // In read-only mode the view switches but nothing is written, with a note.
-    await app.chrome.setReadOnly(true);
+    const leaf0 = app.session.tree.meta!.leafId;
     const entries = async () => (await backend.listSessions()).sessions.find((x) => x.path === s.path)!.entryCount;
     const lines = await entries();
-    const viewLeaf = await app.writes.switchBranch(at.id);
-    expect(await entries()).toBe(lines);
-    expect(viewLeaf).toBeTruthy();
-    expect(app.session.viewLeaf).toBe(viewLeaf);
+
+    const to = at.siblings!.prevId!;
+    const shown = await app.session.viewBranch(to);
+    expect(shown).toBeTruthy();
+    expect(app.session.viewLeaf).toBe(shown);
     // The view shows the other branch (the transcript at the view's leaf) ...
-    const ro = await backend.transcriptPage(s.path, 0, 1000, viewLeaf);
-    expect(ro.items[at.index].id).toBe(at.id);
-    expect(ro.items[at.index].siblings).toMatchObject({ index: 3, count: 3 });
-    // ... while the file's leaf, where pi resumes, did not move.
+    const view = await backend.transcriptPage(s.path, 0, 1000, shown);
+    expect(view.leafId).toBe(shown);
+    expect(view.items[at.index].id).toBe(to);
+    expect(view.items[at.index].siblings).toMatchObject({ index: 2, count: 3 });
+    // ... while the file is as it was: pi resumes where it did, and the history holds no write.
+    expect(await entries()).toBe(lines);
     const file = await backend.transcriptPage(s.path, 0, 1000);
-    expect(file.leafId).toBe(leaf);
-    expect(file.items[at.index].id).toBe(to);
+    expect(file.leafId).toBe(leaf0);
+    expect(file.items[at.index].id).toBe(at.id);
+    expect(app.writes.history).toEqual([]);
+    expect(app.chrome.toasts.items).toEqual([]);
+
+    // Back to pi's own leaf: the view-only leaf goes (also when it is named).
+    app.session.view(app.session.tree.meta!.effectiveLeafId);
+    expect(app.session.viewLeaf).toBeNull();
+    app.session.view(to);
+    expect(app.session.viewLeaf).toBe(to);
+    app.session.view(null);
+    expect(app.session.viewLeaf).toBeNull();
+
+    // Read-only mode: the same, nothing written either.
+    await app.chrome.setReadOnly(true);
+    expect(await app.session.viewBranch(to)).toBe(shown);
+    expect(await entries()).toBe(lines);
   });
 });

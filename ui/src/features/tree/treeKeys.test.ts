@@ -29,12 +29,14 @@ describe("tree keyboard", () => {
     expect(key("ArrowUp")).toEqual({ t: "move", by: -1 });
     expect(key("ArrowRight")).toEqual({ t: "page", dir: 1 });
     expect(key("PageUp")).toEqual({ t: "page", dir: -1 });
-    expect(key("Enter")).toEqual({ t: "navigate" });
+    expect(key("Enter")).toEqual({ t: "view" });
+    expect(key("Escape")).toEqual({ t: "back" });
+    expect(key("R")).toEqual({ t: "resume" });
     expect(key(" ")).toEqual({ t: "activate" });
     expect(key("l")).toEqual({ t: "label" });
     expect(key("L")).toEqual({ t: "label" });
     expect(key("F")).toEqual({ t: "fork" });
-    expect(key("?")).toEqual({ t: "help" });
+    expect(key("?")).toBeNull(); // the app's: ? works in every view
     expect(key("z")).toEqual({ t: "fold" });
     expect(key("-")).toEqual({ t: "fold" });
     expect(key("[")).toEqual({ t: "branch", dir: -1 });
@@ -110,6 +112,35 @@ describe("tree keyboard", () => {
     await press(app, "End");
     await press(app, "[");
     expect(app.session.tree.row(app.selection.row!)!.childCount).toBeGreaterThan(1);
+  });
+
+  it("Enter shows an entry's branch and writes nothing; Esc goes back; R asks to resume pi there", async () => {
+    const app = await appOn(BRANCHY);
+    const { session, selection, writes, chrome } = app;
+    await press(app, "Home");
+    await press(app, "]");
+    const bp = session.tree.row(selection.row!)!;
+    expect(bp.isLeaf).toBe(false);
+    await press(app, "Enter");
+    expect(session.viewLeaf).toBe(bp.id);
+    expect(writes.history).toEqual([]);
+    await press(app, "Escape");
+    expect(session.viewLeaf).toBeNull();
+    // Enter on pi's own leaf is no branch of its own.
+    await selection.selectEntry(session.openPath!, session.tree.meta!.effectiveLeafId!);
+    await press(app, "Enter");
+    expect(session.viewLeaf).toBeNull();
+    // R is a request the inspector confirms (it says what pi will do); nothing is written here.
+    let asked = 0;
+    chrome.resumeHere.on(() => void asked++);
+    await press(app, "R");
+    expect(asked).toBe(1);
+    expect(writes.history).toEqual([]);
+    // Read-only: R says why not, and asks nothing.
+    chrome.info = { ...chrome.info!, readOnly: true };
+    await press(app, "R");
+    expect(asked).toBe(1);
+    expect(chrome.toasts.items.at(-1)?.message).toBe("Read-only mode is on: nothing is written");
   });
 
   it("cycles the filter with f", async () => {

@@ -1,8 +1,10 @@
 // Keyboard of the tree view, as pi's /tree: arrows move, ←/→ and PageUp/PageDown by a page,
-// Home/End, Enter moves the leaf to the selected entry (pi's /tree selects it), Space opens a
-// fold or collapses a branch point, z/- fold and unfold, [ ] jump between branch points,
-// f cycles the filter, / focuses find, l (or L, pi's key) labels, F forks, ? shows the keys. m marks the selected node
-// (as Ctrl+click does) for Compare and Keep only these branches; c compares the two marked nodes.
+// Home/End, Enter shows the branch of the selected entry (the transcript follows; nothing is
+// written), Esc goes back to pi's own leaf, R resumes pi there (the one write that moves the
+// leaf, confirmed first), Space opens a fold or collapses a branch point, z/- fold and unfold,
+// [ ] jump between branch points, f cycles the filter, / focuses find, l (or L, pi's key)
+// labels, F forks, ? shows the keys. m marks the selected node (as Ctrl+click does) for Compare
+// and Keep only these branches; c compares the two marked nodes.
 
 import type { AppState } from "../../lib/state/app.svelte";
 import type { TreeRow } from "../../lib/bindings/TreeRow";
@@ -25,7 +27,9 @@ export type TreeAction =
   | { t: "branch"; dir: 1 | -1 }
   | { t: "filter" }
   | { t: "find" }
-  | { t: "navigate" }
+  | { t: "view" }
+  | { t: "back" }
+  | { t: "resume" }
   | { t: "label" }
   | { t: "fork" }
   | { t: "help" };
@@ -35,7 +39,9 @@ export const TREE_KEYS: [string, string][] = [
   ["↑ ↓", "previous / next entry"],
   ["← → PgUp PgDn", "a page up / down"],
   ["Home End", "first / last entry"],
-  ["Enter", "navigate: move the leaf here (pi continues from this entry)"],
+  ["Enter", "show this entry's branch (the transcript follows); nothing is written"],
+  ["Esc", "back to pi's own leaf (after Enter or a branch switch)"],
+  ["R", "Resume pi here: one leaf line, confirmed first; on a user message pi resumes at its parent and puts the text back in its editor"],
   ["Space  z  -", "open or close a fold, collapse or expand a branch point"],
   ["[ ]", "previous / next branch point"],
   ["l  L", "label the entry"],
@@ -44,8 +50,6 @@ export const TREE_KEYS: [string, string][] = [
   ["c", "compare the two marked entries"],
   ["f", "cycle the filter"],
   ["/", "find in the session"],
-  ["?", "this help"],
-  ["Esc", "close a dialog; the focus returns to the tree"],
 ];
 
 /** Maps a key press to an action (null: not ours). */
@@ -67,7 +71,11 @@ export function treeAction(e: KeyLike): TreeAction | null {
     case "End":
       return { t: "end" };
     case "Enter":
-      return { t: "navigate" };
+      return { t: "view" };
+    case "Escape":
+      return { t: "back" };
+    case "R":
+      return { t: "resume" };
     case " ":
     case "Spacebar":
       return { t: "activate" };
@@ -76,8 +84,6 @@ export function treeAction(e: KeyLike): TreeAction | null {
       return { t: "label" };
     case "F":
       return { t: "fork" };
-    case "?":
-      return { t: "help" };
     case "z":
     case "-":
       return { t: "fold" };
@@ -173,7 +179,11 @@ export async function runTreeAction({ chrome, session, selection, writes }: Tree
     case "help":
       chrome.helpOpen = true;
       return;
-    case "navigate":
+    case "back":
+      session.view(null);
+      return;
+    case "view":
+    case "resume":
     case "label":
     case "fork": {
       if (cur === null) return;
@@ -181,22 +191,25 @@ export async function runTreeAction({ chrome, session, selection, writes }: Tree
       if (!r) return;
       if (r.type === "fold" && r.fold) {
         // A fold row stands for many entries: Enter opens it, as before.
-        if (a.t === "navigate") {
+        if (a.t === "view") {
           await session.expandFold(r.fold.id);
           await selection.selectRow(cur, { reveal: true });
         }
         return;
       }
       const path = selection.sessionOf(r);
+      if (a.t === "view") {
+        // Shown, never written: the transcript shows the path to it; R resumes pi there.
+        if (path === session.openPath) session.view(r.id);
+        return;
+      }
       const block = writes.writeBlock(path);
       if (block) {
         chrome.toasts.show("info", block);
         return;
       }
-      if (a.t === "navigate") {
-        if (r.isLeaf) chrome.toasts.show("info", "Already the leaf");
-        else await writes.navigateHere(path, r.id);
-      } else if (a.t === "label") void chrome.editLabel.emit();
+      if (a.t === "resume") void chrome.resumeHere.emit();
+      else if (a.t === "label") void chrome.editLabel.emit();
       else await writes.fork(path, r.id, "at");
       return;
     }

@@ -43,10 +43,10 @@ import type { WriteResult } from "../bindings/WriteResult";
 export type Args = Record<string, unknown>;
 
 /** Commands after which the backend's state differs (writes, the read-only switch, roots, marks). */
-export const STATE_CHANGING: ReadonlySet<string> = new Set(["navigate", "set_label", "fork_session", "switch_branch", "set_read_only", "fork_slim", "prune_session", "add_root", "remove_root", "set_root_read_only", "open_root", "set_search_index_paused", "set_search_index_enabled", "add_session_tag", "remove_session_tag", "set_session_pinned", "set_session_archived", "export_session", "move_archived_files", "undo_move", "set_aside_organiser"]);
+export const STATE_CHANGING: ReadonlySet<string> = new Set(["navigate", "set_label", "fork_session", "set_read_only", "fork_slim", "prune_session", "add_root", "remove_root", "set_root_read_only", "open_root", "set_search_index_paused", "set_search_index_enabled", "add_session_tag", "remove_session_tag", "set_session_pinned", "set_session_archived", "export_session", "move_archived_files", "undo_move", "set_aside_organiser"]);
 
 /** Commands of the window only: `pi-session serve` refuses them (`window-only`). */
-export const WINDOW_ONLY: ReadonlySet<string> = new Set(["add_root", "remove_root", "set_root_read_only", "open_root", "set_search_index_paused", "set_search_index_enabled", "add_session_tag", "remove_session_tag", "set_session_pinned", "set_session_archived", "export_session", "move_archived_files", "undo_move", "set_aside_organiser", "resume_in_pi"]);
+export const WINDOW_ONLY: ReadonlySet<string> = new Set(["add_root", "remove_root", "set_root_read_only", "open_root", "set_search_index_paused", "set_search_index_enabled", "add_session_tag", "remove_session_tag", "set_session_pinned", "set_session_archived", "export_target", "open_export", "move_archived_files", "undo_move", "set_aside_organiser", "resume_in_pi"]);
 
 /** Every command of the backend, typed. */
 export interface CommandApi {
@@ -54,12 +54,16 @@ export interface CommandApi {
   appInfo(): Promise<AppInfo>;
   /**
    * All sessions (the sidebar; `indexed < total` while indexing); with `limit`, only the
-   * most recently modified (a quick first screen).
+   * most recently modified (a quick first screen). Each `SessionRow` has `copy` (`slim`,
+   * `pruned`), `hasEntries` and `piNote` (what pi does with the file, when that differs);
+   * each `PathNote` of `other` its `piNote`.
    */
   listSessions(limit?: number | null): Promise<SessionList>;
   /**
    * The lineage of the listed sessions: a node per session and one per child outside the
-   * roots (status `outside-roots`); forks and spawns, missing parents, cycles.
+   * roots (status `outside-roots`); forks and spawns, missing parents, cycles; each
+   * `ForkNode` with `forkPointEntry` of `parentEntries` (the fork point's place in its
+   * parent) and `copy`.
    */
   forkGraph(): Promise<ForkGraph>;
   /**
@@ -80,7 +84,13 @@ export interface CommandApi {
    * (case-insensitive).
    */
   findInSession(path: string, text: string): Promise<FindResult>;
-  /** One entry, whole (its line as written, its message, tokens and cost). */
+  /**
+   * One entry, whole (its line as written, its message, tokens and cost); `resume`: what
+   * "Resume pi here" writes there and what pi then does, by pi's `/tree` rule (on a user or
+   * custom message `targetId` is its parent, the nearest entry above it that is not a label
+   * or leaf line, and `toEditor` is true: pi puts the text back in its editor; else the entry
+   * itself; `current` when pi already resumes there; `note` says it in one sentence).
+   */
   entryDetail(path: string, id: string): Promise<EntryDetail>;
   /**
    * What the LLM sees at `leaf_id` (null: before the first entry): the summary, the kept
@@ -94,9 +104,11 @@ export interface CommandApi {
   hiddenPage(path: string, leafId: string | null, start: number, count: number): Promise<Array<HiddenEntry>>;
   /**
    * Every compaction on the path to `leaf_id` (the leaf when null), oldest first, each with
-   * its whole summary, `tokensBefore`, an estimate of the tokens after, the entries it hid
-   * (`message` true for messages, false for bookkeeping lines) and their counts apart;
-   * `edited`: the pi 1.x context edits in effect there.
+   * its whole summary, `tokensBefore`, pi's estimate of the summary alone (`summaryTokens`)
+   * and of the context right after it (`tokensAfter`: the summary and its `keptMessages`),
+   * the entries it hid (`message` true for messages, false for bookkeeping lines) and their
+   * counts apart; `edited`: the pi 1.x context edits in effect there; `elsewhere`: the file's
+   * compactions on other branches (id, line, `tokensBefore`; at most 50).
    */
   auditView(path: string, leafId?: string | null): Promise<AuditView>;
   /** Moves the leaf pi resumes from: one `leaf` line appended. */
@@ -110,7 +122,10 @@ export interface CommandApi {
    * path to that entry instead: a view-only override, nothing written.
    */
   transcriptPage(path: string, start: number, count: number, leafId?: string | null): Promise<TranscriptPage>;
-  /** Steps to sibling `to_id` at a branch point and persists it (one `leaf` line). */
+  /**
+   * Where the view goes when the transcript steps to sibling `to_id` at a branch point: the
+   * newest entry of its subtree, shown, never written ("Resume pi here" is the write).
+   */
   switchBranch(path: string, toId: string): Promise<SwitchResult>;
   /** The transcript (or the entries `ids`) as Markdown. */
   transcriptMarkdown(path: string, ids?: Array<string> | null): Promise<string>;
@@ -198,10 +213,22 @@ export interface CommandApi {
   setSessionArchived(sessionId: string, archived: boolean): Promise<Marks>;
   /**
    * Exports a path (`leaf_id`, default the session's leaf) or the whole tree (`tree`) as
-   * HTML or Markdown into the export folder (`$PI_EXPLORER_EXPORT_DIR`, else Downloads);
-   * answers the file written.
+   * HTML or Markdown. The window writes it to `out` (absolute, `~/` allowed; default: the
+   * export folder, `$PI_EXPLORER_EXPORT_DIR`, else Downloads), an existing file replaced only
+   * with `replace`, never a `.jsonl` file, and answers the file written; over HTTP nothing is
+   * written: the answer carries the text, which the browser downloads as `out` (a file name).
    */
-  exportSession(path: string, leafId: string | null, tree: boolean, format: ExportFormat): Promise<ExportResult>;
+  exportSession(path: string, leafId: string | null, tree: boolean, format: ExportFormat, out?: string | null, replace?: boolean | null): Promise<ExportResult>;
+  /**
+   * Where the save dialog proposes to write an export of `path`: the export folder, the
+   * name the explorer gives it.
+   */
+  exportTarget(path: string, tree: boolean, format: ExportFormat): Promise<string>;
+  /**
+   * Opens a file the window exported in the system's default application, or (`reveal`) its
+   * folder in the file manager; `invalid` for any other file.
+   */
+  openExport(path: string, reveal: boolean): Promise<null>;
   /** What moving the archived sessions' files out of their roots would do (to confirm first). */
   planArchiveMove(): Promise<MovePlan>;
   /** Moves the files of the archived sessions in `paths` (as planned) out of their roots. */
@@ -248,14 +275,18 @@ export abstract class Commands implements CommandApi {
   }
   /**
    * All sessions (the sidebar; `indexed < total` while indexing); with `limit`, only the
-   * most recently modified (a quick first screen).
+   * most recently modified (a quick first screen). Each `SessionRow` has `copy` (`slim`,
+   * `pruned`), `hasEntries` and `piNote` (what pi does with the file, when that differs);
+   * each `PathNote` of `other` its `piNote`.
    */
   listSessions(limit?: number | null): Promise<SessionList> {
     return this.call("list_sessions", { limit });
   }
   /**
    * The lineage of the listed sessions: a node per session and one per child outside the
-   * roots (status `outside-roots`); forks and spawns, missing parents, cycles.
+   * roots (status `outside-roots`); forks and spawns, missing parents, cycles; each
+   * `ForkNode` with `forkPointEntry` of `parentEntries` (the fork point's place in its
+   * parent) and `copy`.
    */
   forkGraph(): Promise<ForkGraph> {
     return this.call("fork_graph", {});
@@ -286,7 +317,13 @@ export abstract class Commands implements CommandApi {
   findInSession(path: string, text: string): Promise<FindResult> {
     return this.call("find_in_session", { path, text });
   }
-  /** One entry, whole (its line as written, its message, tokens and cost). */
+  /**
+   * One entry, whole (its line as written, its message, tokens and cost); `resume`: what
+   * "Resume pi here" writes there and what pi then does, by pi's `/tree` rule (on a user or
+   * custom message `targetId` is its parent, the nearest entry above it that is not a label
+   * or leaf line, and `toEditor` is true: pi puts the text back in its editor; else the entry
+   * itself; `current` when pi already resumes there; `note` says it in one sentence).
+   */
   entryDetail(path: string, id: string): Promise<EntryDetail> {
     return this.call("entry_detail", { path, id });
   }
@@ -308,9 +345,11 @@ export abstract class Commands implements CommandApi {
   }
   /**
    * Every compaction on the path to `leaf_id` (the leaf when null), oldest first, each with
-   * its whole summary, `tokensBefore`, an estimate of the tokens after, the entries it hid
-   * (`message` true for messages, false for bookkeeping lines) and their counts apart;
-   * `edited`: the pi 1.x context edits in effect there.
+   * its whole summary, `tokensBefore`, pi's estimate of the summary alone (`summaryTokens`)
+   * and of the context right after it (`tokensAfter`: the summary and its `keptMessages`),
+   * the entries it hid (`message` true for messages, false for bookkeeping lines) and their
+   * counts apart; `edited`: the pi 1.x context edits in effect there; `elsewhere`: the file's
+   * compactions on other branches (id, line, `tokensBefore`; at most 50).
    */
   auditView(path: string, leafId?: string | null): Promise<AuditView> {
     return this.call("audit_view", { path, leafId });
@@ -334,7 +373,10 @@ export abstract class Commands implements CommandApi {
   transcriptPage(path: string, start: number, count: number, leafId?: string | null): Promise<TranscriptPage> {
     return this.call("transcript_page", { path, start, count, leafId });
   }
-  /** Steps to sibling `to_id` at a branch point and persists it (one `leaf` line). */
+  /**
+   * Where the view goes when the transcript steps to sibling `to_id` at a branch point: the
+   * newest entry of its subtree, shown, never written ("Resume pi here" is the write).
+   */
   switchBranch(path: string, toId: string): Promise<SwitchResult> {
     return this.call("switch_branch", { path, toId });
   }
@@ -470,11 +512,27 @@ export abstract class Commands implements CommandApi {
   }
   /**
    * Exports a path (`leaf_id`, default the session's leaf) or the whole tree (`tree`) as
-   * HTML or Markdown into the export folder (`$PI_EXPLORER_EXPORT_DIR`, else Downloads);
-   * answers the file written.
+   * HTML or Markdown. The window writes it to `out` (absolute, `~/` allowed; default: the
+   * export folder, `$PI_EXPLORER_EXPORT_DIR`, else Downloads), an existing file replaced only
+   * with `replace`, never a `.jsonl` file, and answers the file written; over HTTP nothing is
+   * written: the answer carries the text, which the browser downloads as `out` (a file name).
    */
-  exportSession(path: string, leafId: string | null, tree: boolean, format: ExportFormat): Promise<ExportResult> {
-    return this.call("export_session", { path, leafId, tree, format });
+  exportSession(path: string, leafId: string | null, tree: boolean, format: ExportFormat, out?: string | null, replace?: boolean | null): Promise<ExportResult> {
+    return this.call("export_session", { path, leafId, tree, format, out, replace });
+  }
+  /**
+   * Where the save dialog proposes to write an export of `path`: the export folder, the
+   * name the explorer gives it.
+   */
+  exportTarget(path: string, tree: boolean, format: ExportFormat): Promise<string> {
+    return this.call("export_target", { path, tree, format });
+  }
+  /**
+   * Opens a file the window exported in the system's default application, or (`reveal`) its
+   * folder in the file manager; `invalid` for any other file.
+   */
+  openExport(path: string, reveal: boolean): Promise<null> {
+    return this.call("open_export", { path, reveal });
   }
   /** What moving the archived sessions' files out of their roots would do (to confirm first). */
   planArchiveMove(): Promise<MovePlan> {

@@ -14,10 +14,18 @@ summary: string,
  */
 tokensBefore: number | null, 
 /**
- * pi's token estimate of the context right after this compaction (the summary and the
- * kept messages).
+ * pi's token estimate of the context right after this compaction: its summary and the
+ * messages it kept.
  */
-tokensAfter: number, firstKeptEntryId: string | null, 
+tokensAfter: number, 
+/**
+ * pi's token estimate of the summary alone (the summary message pi sends).
+ */
+summaryTokens: number, 
+/**
+ * Messages the context right after it keeps besides the summary.
+ */
+keptMessages: number, firstKeptEntryId: string | null, 
 /**
  * Messages (user, assistant, tool results, custom messages, branch summaries) it hid.
  */

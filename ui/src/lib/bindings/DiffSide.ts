@@ -5,6 +5,10 @@ import type { Usage } from "./Usage";
 
 export type DiffSide = { file: string, tip: string, 
 /**
+ * The tip entry, for naming the side: its role (or type) and its plain text (cut).
+ */
+tipRole: string, tipText: string, 
+/**
  * Entries after the ancestor, up to the tip (at most [`MAX_STEPS`]).
  */
 steps: Array<DiffStep>, 

@@ -3,6 +3,7 @@ import type { Diagnostic } from "./Diagnostic";
 import type { EntryType } from "./EntryType";
 import type { MessageRole } from "./MessageRole";
 import type { ModelRef } from "./ModelRef";
+import type { ResumeAt } from "./ResumeAt";
 import type { Usage } from "./Usage";
 
 /**
@@ -24,4 +25,8 @@ model: ModelRef | null, thinkingLevel: string | null, diagnostics: Array<Diagnos
 /**
  * For a user message: forking "before" it is possible (pi's /fork offers both).
  */
-canForkBefore: boolean, };
+canForkBefore: boolean, 
+/**
+ * What "Resume pi here" on this entry writes and what pi then does (pi's `/tree` rule).
+ */
+resume: ResumeAt, };

@@ -8,11 +8,24 @@ export type TreeMeta = { path: string, title: string, totalRows: number,
 /**
  * Number of lanes (columns) the graph needs.
  */
-lanes: number, leafId: string | null, 
+lanes: number, 
+/**
+ * The file's leaf as pi reads it (its last line's; may be a label or leaf line).
+ */
+leafId: string | null, 
+/**
+ * The entry pi resumes at: the leaf, or the entry above it when the leaf is a bookkeeping
+ * line (a label line does not move it). What the status bar and the leaf chip show.
+ */
+effectiveLeafId: string | null, 
 /**
  * Row of the leaf in this layout (if visible).
  */
-leafRow: number | null, entryCount: number, branchPoints: number, compactions: number, labels: number, readOnly: string | null, 
+leafRow: number | null, entryCount: number, 
+/**
+ * Branch points as the default view draws them ([`crate::Session::branch_points`]).
+ */
+branchPoints: number, compactions: number, labels: number, readOnly: string | null, 
 /**
  * Another process appended to the file within the last few seconds.
  */

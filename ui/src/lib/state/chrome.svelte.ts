@@ -8,8 +8,16 @@ import { Topic } from "./events";
 import { theme } from "./theme.svelte";
 import { Toasts } from "./toasts.svelte";
 
-export type CenterTab = "tree" | "forks" | "transcript" | "audit" | "compare" | "dashboard";
+export type CenterTab = "tree" | "forks" | "transcript" | "context" | "audit" | "compare" | "dashboard";
 export type InspectorTab = "content" | "context";
+
+/** An export the user asked for: the session, the path's leaf (null: the session's), all branches, the format. */
+export interface ExportAsk {
+  path: string;
+  leafId: string | null;
+  tree: boolean;
+  format: "html" | "md";
+}
 
 /** Widths of the side panes (px): resizable, remembered in this window's storage. */
 export class Panes {
@@ -18,8 +26,8 @@ export class Panes {
 
   constructor() {
     const narrow = typeof window !== "undefined" && window.innerWidth < 1400;
-    this.#side = stored("pi-explorer.sideW", narrow ? 240 : 260);
-    this.#inspector = stored("pi-explorer.inspW", narrow ? 340 : 380);
+    this.#side = stored("pi-explorer.sideW", narrow ? 340 : 360);
+    this.#inspector = stored("pi-explorer.inspW", narrow ? 320 : 380);
   }
 
   /** The session list. */
@@ -58,9 +66,16 @@ export class ChromeState {
   /** The backend's answer on what the app is looking at (null before the first). */
   info = $state<AppInfo | null>(null);
   centerTab = $state<CenterTab>("tree");
+  /** A message of the context at `leafId` for the Context view to bring up, expanded (asked by
+   *  the inspector's card). */
+  contextFocus = $state<{ leafId: string; index: number } | null>(null);
   inspectorTab = $state<InspectorTab>("content");
   /** The keyboard help overlay (`?`). */
   helpOpen = $state(false);
+  /** The panel of the lines this window wrote (`H`). */
+  historyOpen = $state(false);
+  /** The export dialog: what to export and where (null: closed). */
+  exportAsk = $state<ExportAsk | null>(null);
 
   /** Give the keyboard focus back to the tree (after a dialog, a toast, a write). */
   readonly focusTree = new Topic();
@@ -68,8 +83,17 @@ export class ChromeState {
   readonly focusFind = new Topic();
   /** Open the inspector's label editor (`l` in the tree). */
   readonly editLabel = new Topic();
+  /** Ask to resume pi at the selected entry (`R`): the inspector confirms, saying what pi will do. */
+  readonly resumeHere = new Topic();
+  /** Move the keyboard focus into the newest toast that offers a choice (`t`, F6). */
+  readonly focusToasts = new Topic();
 
   constructor(readonly backend: Backend) {}
+
+  /** Whether a dialog of the app has the keyboard (the app's own keys wait). */
+  get exportOpen(): boolean {
+    return this.exportAsk !== null;
+  }
 
   /** Read-only mode: nothing is written to the session files. */
   get readOnly(): boolean {

@@ -40,7 +40,10 @@ export class SessionState {
   openPath = $state<string | null>(null);
   /** The tree's layout: filter, opened folds, collapsed branch points, unified forks. */
   query = $state<TreeQuery | null>(null);
-  /** A view-only leaf for the transcript (read-only branch switching); null: the session's own. */
+  /**
+   * A view-only leaf: the branch the tree's Enter or the transcript's switcher shows, written
+   * nowhere (browsing never writes; "Resume pi here" does); null: pi's own leaf.
+   */
   viewLeaf = $state<string | null>(null);
   /** Ids matched by "find in session" or a search (a band on their tree rows). */
   found = $state<Set<string>>(new Set());
@@ -228,6 +231,26 @@ export class SessionState {
     await this.tree.reload();
     await this.changed.emit({ paths });
     this.touch();
+  }
+
+  /** Shows the path to entry `id` of the open session without writing; pi's own leaf (or null): back to it. */
+  view(id: string | null) {
+    const own = this.tree.meta?.effectiveLeafId ?? null;
+    this.viewLeaf = id === null || id === own ? null : id;
+  }
+
+  /** Steps the view to a sibling branch (to its newest entry, as the core picks it): shown, never written. */
+  async viewBranch(toId: string): Promise<string | null> {
+    const path = this.openPath;
+    if (!path) return null;
+    try {
+      const r = await this.backend.switchBranch(path, toId);
+      this.view(r.leafId);
+      return r.leafId;
+    } catch (e) {
+      this.chrome.error(e, "Could not show that branch");
+      return null;
+    }
   }
 
   /** The session's leaf line as it is now (null: none, or unknown). */

@@ -44,13 +44,14 @@ describe("writes and their undo", () => {
     expect(writes.history[0].undoneBy).toBe(2);
     expect(session.tree.meta!.leafId).toBe(leaf);
     expect(selection.row).toBe(19);
-    // Undone once: the same Undo again writes nothing; the undo's own toast offers none.
+    // Undone once: the same Undo again writes nothing; the undo's own toast offers Redo.
     expect(writes.canUndo(1)).toBe(false);
     expect(writes.canUndo(2)).toBe(true);
     await undo.run();
     expect(writes.history).toHaveLength(2);
     const undone = chrome.toasts.items.find((t) => t.message.startsWith("Undone: appended a leaf line"))!;
-    expect(undone.actions).toEqual([]);
+    expect(undone.actions?.map((a) => a.testid)).toEqual(["toast-redo"]);
+    expect(writes.redoTarget?.seq).toBe(1);
 
     // A label: the inverse is the label before it; undoing it writes that back.
     const before = (await backend.entryDetail(s.path, target)).label;
@@ -64,6 +65,56 @@ describe("writes and their undo", () => {
     expect(fourth).toMatchObject({ seq: 4, undoes: 3, inverse: { kind: "label", id: target, label: "checkpoint" } });
     expect(writes.history[2].undoneBy).toBe(4);
     expect((await backend.entryDetail(s.path, target)).label).toBe(before);
+
+    // Ctrl+Shift+Z: the label written again, as one more line; Ctrl+Z then undoes that redo.
+    await writes.redoLast();
+    expect(writes.history[4]).toMatchObject({ seq: 5, redoes: 3, kind: "label", target, effect: { kind: "label", id: target, label: "checkpoint" } });
+    expect(writes.history[2].redoneBy).toBe(5);
+    expect((await backend.entryDetail(s.path, target)).label).toBe("checkpoint");
+    expect(writes.undoTarget?.seq).toBe(5);
+    await writes.undoLast();
+    expect(writes.history[5]).toMatchObject({ seq: 6, undoes: 5 });
+    expect((await backend.entryDetail(s.path, target)).label).toBe(before);
+    // Every write is listed with its file, what it is, what it names and when.
+    for (const w of writes.history) {
+      expect(w.path).toBe(s.path);
+      expect(["leaf", "label"]).toContain(w.kind);
+      expect(w.at).toBeGreaterThan(0);
+      expect(JSON.parse(w.line).type).toBe(w.kind);
+    }
+  });
+
+  it("resume pi here on a user message writes a leaf line to its parent, and says pi puts the text back in its editor", async () => {
+    // Another session than the test above writes to (discovery runs both on one copy).
+    const backend = new RecordedBackend("resume");
+    const app = new AppState(backend);
+    await app.init();
+    const { session, writes, chrome } = app;
+    const s = session.list!.sessions.find((x) => x.path.includes("2026-03-02T22-59-24-626Z"))!;
+    await session.open(s.path);
+    const page = await backend.transcriptPage(s.path, 0, 1000);
+    const user = page.items.filter((i) => i.role === "user")[1];
+    const d = await backend.entryDetail(s.path, user.id);
+    expect(d.resume.toEditor).toBe(true);
+    expect(d.resume.targetId).toBe(d.parentId);
+    expect(d.resume.current).toBe(false);
+    await writes.resumeHere(s.path, d.resume);
+    expect(writes.history).toHaveLength(1);
+    expect(writes.history[0]).toMatchObject({ kind: "leaf", target: d.parentId, effect: { kind: "leaf", to: d.parentId } });
+    expect(JSON.parse(writes.history[0].line)).toMatchObject({ type: "leaf", targetId: d.parentId });
+    expect(session.tree.meta!.effectiveLeafId).toBe(d.parentId);
+    const toast = chrome.toasts.items.find((t) => t.message.startsWith(`pi resumes at ${d.parentId!.slice(0, 8)}`))!;
+    expect(toast.detail).toContain("editor");
+    expect(toast.actions?.map((a) => [a.testid, a.key])).toEqual([["toast-undo", "Ctrl+Z"]]);
+    // Now pi resumes there: the entry says so, and resuming again writes nothing.
+    const again = await backend.entryDetail(s.path, user.id);
+    expect(again.resume.current).toBe(true);
+    await writes.resumeHere(s.path, again.resume);
+    expect(writes.history).toHaveLength(1);
+    // Ctrl+Z: pi's leaf back where it was.
+    await writes.undoLast();
+    expect(writes.history).toHaveLength(2);
+    expect(session.tree.meta!.effectiveLeafId).not.toBe(d.parentId);
   });
 
   it("write nothing in read-only mode, and say why", async () => {
