@@ -752,3 +752,7 @@ specs.push(...uxSpecs);
 // dashboard, session markers, images.
 import { uxViewSpecs } from "./specs-ux-views.mjs";
 specs.push(...uxViewSpecs);
+
+// The window beside a running pi 1.6.0: who follows, offers answered in pi.
+import { piLinkSpecs } from "./specs-pilink.mjs";
+specs.push(...piLinkSpecs);

@@ -183,7 +183,7 @@ impl App {
         if command.window_only && self.host() == Host::Serve {
             return Err(ApiError {
                 code: ErrorCode::WindowOnly,
-                message: format!("{name}: not over HTTP: the served roots are set by the server's command line, tags, folders, exports and terminals are the window's"),
+                message: format!("{name}: not over HTTP: the served roots are set by the server's command line; tags, folders, files written where the user chose and terminals are the window's"),
             });
         }
         dispatch(self, name, args)

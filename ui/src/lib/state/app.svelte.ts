@@ -19,6 +19,8 @@ import { ChromeState } from "./chrome.svelte";
 import { SessionState } from "./session.svelte";
 import { SelectionState } from "./selection.svelte";
 import { WritesState } from "./writes.svelte";
+import { PiLinkState } from "../../features/pilink/pilink.svelte";
+import { isTauri } from "../backend";
 
 export type { CenterTab, InspectorTab } from "./chrome.svelte";
 export type { Selection } from "./selection.svelte";
@@ -53,6 +55,8 @@ export class AppState {
   readonly session: SessionState;
   readonly selection: SelectionState;
   readonly writes: WritesState;
+  /** The running pis that follow the open session (docs/pi-link.md). */
+  readonly pilink: PiLinkState;
   private unsubs: Unsubscribe[] = [];
 
   constructor(readonly backend: Backend) {
@@ -60,6 +64,8 @@ export class AppState {
     this.session = new SessionState(backend, this.chrome);
     this.selection = new SelectionState(this.session, this.chrome);
     this.writes = new WritesState(this.session, this.selection, this.chrome);
+    this.pilink = new PiLinkState(backend, this.chrome, isTauri());
+    this.unsubs.push(this.writes.moved.on((m) => void this.pilink.offer(m)));
   }
 
   /** Starts the app; `boot` holds the first requests when they were sent before mounting. */
@@ -118,6 +124,7 @@ export class AppState {
   }
 
   dispose() {
+    this.pilink.stop();
     for (const u of this.unsubs) u();
     this.unsubs = [];
   }
@@ -145,3 +152,4 @@ export const getSession = (): SessionState => app().session;
 /** The app's selection store (not the DOM's text selection). */
 export const getSelection = (): SelectionState => app().selection;
 export const getWrites = (): WritesState => app().writes;
+export const getPiLink = (): PiLinkState => app().pilink;

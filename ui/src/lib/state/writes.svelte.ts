@@ -20,6 +20,8 @@ import type { ChromeState } from "./chrome.svelte";
 import type { SelectionState } from "./selection.svelte";
 import type { SessionState } from "./session.svelte";
 import { canRedo, canUndo, redoTarget, undoTarget, type Change, type WrittenLine } from "./history";
+import { Topic } from "./events";
+import type { Move } from "../../features/pilink/pilink.svelte";
 
 export type { Change, Inverse, WrittenLine } from "./history";
 
@@ -36,6 +38,9 @@ export class WritesState {
   /** The writes of this window, oldest first. */
   history = $state<WrittenLine[]>([]);
   private seq = 0;
+
+  /** A leaf moved or a fork made here: a pi that follows the session may be offered the move. */
+  readonly moved = new Topic<Move>();
 
   constructor(
     private session: SessionState,
@@ -172,6 +177,7 @@ export class WritesState {
       const prev = await this.session.currentLeaf(path);
       const res = await this.backend.navigate(path, id);
       const w = this.recordLine(path, res, { kind: "leaf", to: id }, { kind: "leaf", to: prev }, origin);
+      if (id) void this.moved.emit({ path, entryId: id });
       const head = WritesState.head(origin) ?? `pi resumes at ${id ? shortId(id) : "the start"}`;
       this.chrome.toasts.rich("success", `${head}: appended ${describeLine(res.line)} to ${baseName(res.file)}`, {
         code: res.line,
@@ -288,6 +294,7 @@ export class WritesState {
         const res = await this.backend.forkSession(path, id, position);
         this.recordFile(path, res.file);
         this.newFileToast(`Forked into a new file: ${baseName(res.file)}. Resume it in pi with:`, res.file, res.leafId);
+        void this.moved.emit({ path, forkPath: res.file });
         // The keys back in the tree now, not after the listing (the user may be in the toast by then).
         void this.chrome.focusTree.emit();
         await this.session.refreshList();
@@ -304,6 +311,7 @@ export class WritesState {
       const res = await this.backend.forkSlim(path, id);
       this.recordFile(path, res.file);
       this.newFileToast(`Forked compacted: ${bytes(res.bytesBefore)} → ${bytes(res.bytesAfter)}, a new file ${baseName(res.file)}. Resume it in pi with:`, res.file, res.leafId);
+      void this.moved.emit({ path, forkPath: res.file });
       await this.session.refreshList();
     } catch (e) {
       this.chrome.error(e, "Fork compacted failed");
