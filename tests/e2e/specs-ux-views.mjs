@@ -137,7 +137,7 @@ export const uxViewSpecs = [
 			const many = uxManyRoot(join(dir, "many"), cli, manySessions);
 			const last = many.many[1999];
 			let d = await openAt(h, join(dir, "many"), last.file);
-			await until(() => d.exec(`const r = document.querySelector('[data-testid=session-row][aria-current=true]'); return r && r.getAttribute('data-path') === ${q(last.file)}`), "the session open", 30000);
+			await until(() => d.exec(`const r = document.querySelector('[data-testid=session-row][aria-current=true]'); return r && r.getAttribute('data-path') === ${q(last.file)}`), "the session open", 60000);
 			// Fork points are known once the files are indexed.
 			await until(() => d.exec("return !document.querySelector('[data-testid=index-progress]')"), "the index complete", 90000);
 			await (await d.find("[data-testid=tab-forks]")).click();
