@@ -8,12 +8,15 @@
 //! terms (each candidate is then checked against the entry's text itself).
 //!
 //! Two words in a row are a key too (`5 << 24 | hash`): the last 3 bytes of the first word (all
-//! of it when shorter) and the first 2 of the second, whatever parts them. A phrase of common
+//! of it when shorter) and the first 3 of the second, whatever parts them. A phrase of common
 //! words ("the parser") has only common trigrams, but its word pairs are rare: they keep the
 //! candidates of a phrase near its hits. A word is a run of ASCII letters, digits, `_` and
 //! non-ASCII bytes.
 //!
 //! Tool names are keys too (`4 << 24 | hash`): a `tool:` filter narrows the blocks like a term.
+//! So are the roles of a block's entries (`6 << 24 | hash`, the role as the `role:` filter
+//! compares it): `role:compaction schema` reads the few blocks holding a compaction, not every
+//! block holding `schema`.
 //!
 //! A posting list is the ascending block ids holding a gram, each written as its difference
 //! from the previous one (the first from 0) in LEB128 varints.
@@ -47,6 +50,11 @@ pub fn tool_key(name: &str) -> u32 {
     4 << 24 | fnv24(&[name.as_bytes()])
 }
 
+/// The key standing for "holds an entry of role `role`" (the entries table's `role`).
+pub fn role_key(role: &str) -> u32 {
+    6 << 24 | fnv24(&[role.as_bytes()])
+}
+
 /// The last 3 bytes of a word (all of a shorter one), with their count.
 #[inline]
 fn word_end(w: &[u8]) -> u32 {
@@ -54,11 +62,11 @@ fn word_end(w: &[u8]) -> u32 {
     (n as u32) << 24 | w[w.len() - n..].iter().fold(0, |k, &b| k << 8 | b as u32)
 }
 
-/// The first 2 bytes of a word (all of a 1-byte one), with their count.
+/// The first 3 bytes of a word (all of a shorter one), with their count.
 #[inline]
 fn word_start(w: &[u8]) -> u32 {
-    let n = w.len().min(2);
-    (n as u32) << 16 | w[..n].iter().fold(0, |k, &b| k << 8 | b as u32)
+    let n = w.len().min(3);
+    (n as u32) << 24 | w[..n].iter().fold(0, |k, &b| k << 8 | b as u32)
 }
 
 /// The key of two words in a row: `a` the end of the first ([`word_end`]), `b` the start of
@@ -110,17 +118,23 @@ fn words(t: &[u8]) -> Vec<(usize, usize)> {
 }
 
 /// The word-pair keys a lowercased term needs. Its first word may end a longer word of the text
-/// and its last word may start one, so they give a key only when long enough (3 and 2 bytes)
-/// or bounded by a separator inside the term.
+/// and its last word may start one, so they give a key only when long enough (3 bytes; the
+/// last word 2, whose key stands for every word it starts) or bounded by a separator inside
+/// the term.
 fn term_pairs(t: &[u8]) -> Vec<u32> {
     let w = words(t);
     let mut out = Vec::new();
     for k in 1..w.len() {
         let ((s1, e1), (s2, e2)) = (w[k - 1], w[k]);
         let a_known = e1 - s1 >= 3 || s1 > 0;
-        let b_known = e2 - s2 >= 2 || e2 < t.len();
-        if a_known && b_known {
-            out.push(pair_key(&t[e1.saturating_sub(3).max(s1)..e1], &t[s2..(s2 + 2).min(e2)]));
+        let end = &t[e1.saturating_sub(3).max(s1)..e1];
+        if !a_known {
+            continue;
+        }
+        if e2 - s2 >= 3 || e2 < t.len() {
+            out.push(pair_key(end, &t[s2..(s2 + 3).min(e2)]));
+        } else if e2 - s2 == 2 {
+            out.push(pair_key(end, &t[s2..e2]));
         }
     }
     out
@@ -191,30 +205,39 @@ impl GramSet {
             }
             self.mark((k << 8) & 0x00ff_ffff);
         }
-        // Word pairs, in one pass: the current word's first 2 and last 3 bytes kept as it goes.
+        // Word pairs, in one pass: the current word's first 3 and last 3 bytes kept as it goes.
         let (mut len, mut head, mut tail) = (0u32, 0u32, 0u32);
         let mut prev: u32 = 0;
         for &b in t.iter().chain(std::iter::once(&b' ')) {
             if is_word(b) {
-                if len < 2 {
+                if len < 3 {
                     head = head << 8 | b as u32;
                 }
                 tail = (tail << 8 | b as u32) & 0x00ff_ffff;
                 len += 1;
             } else if len > 0 {
-                let start = (len.min(2)) << 16 | head;
+                let start = (len.min(3)) << 24 | head;
                 if prev != 0 {
-                    let k = pair_key_of(prev, start);
-                    let v = k & 0x00ff_ffff;
-                    let (x, bit) = ((v >> 6) as usize & 0x7fff, 1u64 << (v & 63));
-                    if self.pairs[x] & bit == 0 {
-                        self.pairs[x] |= bit;
-                        self.found.push(k);
+                    self.mark_pair(pair_key_of(prev, start));
+                    // A term may end with the second word's first 2 bytes ("should be" in
+                    // "should because"): that pair is a key too.
+                    if len >= 3 {
+                        self.mark_pair(pair_key_of(prev, 2 << 24 | head >> 8));
                     }
                 }
                 prev = len.min(3) << 24 | tail;
                 (len, head, tail) = (0, 0, 0);
             }
+        }
+    }
+
+    #[inline(always)]
+    fn mark_pair(&mut self, k: u32) {
+        let v = k & 0x00ff_ffff;
+        let (x, bit) = ((v >> 6) as usize & 0x7fff, 1u64 << (v & 63));
+        if self.pairs[x] & bit == 0 {
+            self.pairs[x] |= bit;
+            self.found.push(k);
         }
     }
 
@@ -228,7 +251,7 @@ impl GramSet {
         }
     }
 
-    /// Adds a key of another kind (a tool's).
+    /// Adds a key of another kind (a tool's, a role's).
     pub fn add_key(&mut self, k: u32) {
         if !self.tools.contains(&k) {
             self.tools.push(k);
@@ -383,13 +406,26 @@ mod tests {
         keys.sort_unstable();
         assert!(term_keys(b"the spa").iter().all(|k| keys.binary_search(k).is_ok()));
         assert!(term_keys(b"e pars").iter().all(|k| keys.binary_search(k).is_ok()));
-        // Every trigram of "the parser" is there, its pair (the, pa) is not.
+        // Every trigram of "the parser" is there, its pair (the, par) is not.
         let missing: Vec<u32> = term_keys(b"the parser").into_iter().filter(|k| keys.binary_search(k).is_err()).collect();
         assert_eq!(missing, term_pairs(b"the parser"));
         assert_eq!(term_pairs(b"he parser").len(), 0, "a first word of 2 bytes may end a longer word");
-        assert_eq!(term_pairs(b"x he parser").len(), 1, "(he, pa): \"he\" is a whole word");
+        assert_eq!(term_pairs(b"x he parser").len(), 1, "(he, par): \"he\" is a whole word");
         assert_eq!(term_pairs(b"the p").len(), 0, "a last word of 1 byte may start a longer word");
+        assert_eq!(term_pairs(b"the pa").len(), 1, "a last word of 2 bytes has the key of the words it starts");
+        s.add_text(b"it should because");
+        let mut keys = s.take();
+        keys.sort_unstable();
+        assert!(term_keys(b"should be").iter().all(|k| keys.binary_search(k).is_ok()), "\"should be\" is in \"should because\"");
+        assert!(term_keys(b"should bec").iter().all(|k| keys.binary_search(k).is_ok()));
+        assert!(term_pairs(b"should bet").iter().any(|k| keys.binary_search(k).is_err()));
         assert_eq!(term_pairs(b"the p ").len(), 1);
+        // Three bytes of the second word: "edge cache" does not stand for "edge case".
+        s.add_text(b"an edge cache");
+        let mut keys = s.take();
+        keys.sort_unstable();
+        assert!(term_keys(b"edge cac").iter().all(|k| keys.binary_search(k).is_ok()));
+        assert!(term_pairs(b"edge case").iter().any(|k| keys.binary_search(k).is_err()));
     }
 
     #[test]

@@ -580,7 +580,7 @@ impl SearchIndex {
                     break;
                 }
                 total += 1;
-                let (snip, hl) = snippet(&h.text, &q.terms);
+                let (snip, hl) = crate::snippet::snippet_lowered(&h.text, h.lower.as_deref(), &q.terms);
                 let hit = IndexHit { id: h.id, line: h.line, role: h.role, ts: h.ts, snippet: snip, highlights: hl };
                 let k = match by_file.get(&h.file_id) {
                     Some(&k) => k,

@@ -4,10 +4,23 @@
 /// A window of `text` around the first match of any term, whitespace folded, with the ranges
 /// of every match inside it, in UTF-16 code units.
 pub fn snippet(text: &str, terms: &[String]) -> (String, Vec<[u32; 2]>) {
+    snippet_lowered(text, None, terms)
+}
+
+/// [`snippet`], given `text` lowercased already (`lower`, when the caller has it: a long
+/// text is not lowercased twice).
+pub fn snippet_lowered(text: &str, lower: Option<&str>, terms: &[String]) -> (String, Vec<[u32; 2]>) {
     // Long texts (tool output): cut a window around the first match before the per-character
     // work, when lowercasing keeps byte offsets (it nearly always does).
     if text.len() > 2048 {
-        let lower = text.to_lowercase();
+        let owned;
+        let lower = match lower {
+            Some(l) => l,
+            None => {
+                owned = text.to_lowercase();
+                &owned
+            }
+        };
         if lower.len() == text.len() {
             let first = terms.iter().filter(|t| !t.is_empty()).filter_map(|t| lower.find(t.as_str())).min().unwrap_or(0);
             let mut from = first.saturating_sub(400);

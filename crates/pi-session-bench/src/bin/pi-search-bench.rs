@@ -215,7 +215,7 @@ fn main() -> ExitCode {
         println!("index size ÷ corpus: {:.3} ({:.1} MB, of which posting files {:.1} MB)", size as f64 / bytes as f64, size as f64 / 1e6, postings as f64 / 1e6);
         println!("build ÷ check: {:.1}× (build {:.2} s wall, {:.2} s CPU, {:.0} MB peak RSS; check median {:.2} s of {:?})", build.secs / check_s, build.secs, build.cpu_secs, build.max_rss_kb as f64 / 1024.0, check_s, checks.iter().map(|c| (c * 100.0).round() / 100.0).collect::<Vec<_>>());
         println!("queries (whole process, {} queries, median of {} runs each): p50 {:.1} ms, p95 {:.1} ms", QUERIES.len(), cli.runs, q50, q95);
-        println!("grep -rlF ({n} of the queries' words, page cache warm): p50 {:.0} ms = {:.0}× the query p50", g50, g50 / q50);
+        println!("grep -rlF ({n} of the queries' words, page cache warm): p50 {:.0} ms; grep ÷ query p50 = {:.2}×", g50, g50 / q50);
         println!("an appended line found by the next query: {:.0} ms ({} hit)", append.secs * 1000.0, append_hits);
         println!("correct: {correct} of {} queries equal a brute-force read of every file", all.len());
         let mut slow: Vec<(f64, &str)> = each.iter().copied().zip(QUERIES.iter().copied()).collect();

@@ -115,6 +115,7 @@ fn rows_of(ix: &SessionIndex, bytes: &[u8], base: u64, line0: u32) -> (Vec<Row>,
             for n in &d.tools {
                 g.add_key(grams::tool_key(n));
             }
+            g.add_key(grams::role_key(&d.role));
             let text = d.text;
             let lower = text::lowercase(&text);
             g.add_text(lower.as_bytes());

@@ -23,6 +23,8 @@ pub(super) struct Hit {
     pub role: String,
     pub ts: Option<f64>,
     pub text: String,
+    /// `text` lowercased, kept for a long text (its snippet looks for the first match in it).
+    pub lower: Option<String>,
 }
 
 /// One row of [`HIT_COLUMNS`].
@@ -103,8 +105,8 @@ impl<'a> Terms<'a> {
         Terms { all: &q.terms, checkable: q.terms.iter().map(String::as_str).filter(|t| checkable(t)).collect() }
     }
 
-    /// The entry's searchable text when it holds every term.
-    fn check(&self, kind: &str, raw: &[u8], lower: &[u8]) -> Option<String> {
+    /// The entry's searchable text when it holds every term (with its lowercase when long).
+    fn check(&self, kind: &str, raw: &[u8], lower: &[u8]) -> Option<(String, Option<String>)> {
         if !self.checkable.is_empty() {
             let l = Line::new(lower);
             if !self.checkable.iter().all(|t| may_hold(t, &l)) {
@@ -113,7 +115,11 @@ impl<'a> Terms<'a> {
         }
         let t = text::searchable(&pi_session_format::entry::Kind::parse(kind), &String::from_utf8_lossy(raw));
         let low = text::lowercase(&t);
-        self.all.iter().all(|term| low.contains(term.as_str())).then_some(t)
+        if !self.all.iter().all(|term| low.contains(term.as_str())) {
+            return None;
+        }
+        let lower = (t.len() > 2048).then(|| low.into_owned());
+        Some((t, lower))
     }
 }
 
@@ -133,7 +139,7 @@ impl Need {
     }
 }
 
-/// Every key the query's terms and tool need.
+/// Every key the query's terms, tool and role need.
 fn keys_of(q: &Query) -> Vec<Need> {
     let mut keys: Vec<Need> = Vec::new();
     for t in &q.terms {
@@ -144,6 +150,9 @@ fn keys_of(q: &Query) -> Vec<Need> {
     }
     if let Some(t) = &q.tool {
         keys.push(Need::Key(grams::tool_key(t)));
+    }
+    if let Some(r) = &q.role {
+        keys.push(Need::Key(grams::role_key(r)));
     }
     keys.sort();
     keys.dedup();
@@ -238,7 +247,7 @@ pub(super) fn find(c: &Connection, db: &std::path::Path, q: &Query, limit: usize
                 None => continue,
             };
             let text = text::searchable(&pi_session_format::entry::Kind::parse(&r.kind), &String::from_utf8_lossy(&raw));
-            hits.push(Hit { file_id: r.file_id, id: r.id, line: r.line, role: r.role, ts: r.ts, text });
+            hits.push(Hit { file_id: r.file_id, id: r.id, line: r.line, role: r.role, ts: r.ts, text, lower: None });
         }
         return Ok(hits);
     }
@@ -257,12 +266,39 @@ pub(super) fn find(c: &Connection, db: &std::path::Path, q: &Query, limit: usize
     let sql = format!("SELECT {HIT_COLUMNS} FROM entries e JOIN files f ON f.id = e.file_id WHERE e.id BETWEEN ?{} AND ?{}{cond} ORDER BY e.id DESC", n + 1, n + 2);
     let mut entries = c.prepare_cached(&sql).map_err(at)?;
     let mut block = c.prepare_cached("SELECT file_id, first, last FROM blocks WHERE id = ?1").map_err(at)?;
+    // Many candidates close together: the blocks table walked once over their span, newest
+    // first, beside the candidates (one statement, not one per candidate).
+    let (lo_b, hi_b) = (cands[0] as i64, cands[cands.len() - 1] as i64);
+    let dense = cands.len() >= 64 && cands.len() as i64 * 8 >= hi_b - lo_b + 1;
+    let mut span = c.prepare_cached("SELECT id, file_id, first, last FROM blocks WHERE id BETWEEN ?1 AND ?2 ORDER BY id DESC").map_err(at)?;
+    let mut walk = if dense { Some(span.query([lo_b, hi_b]).map_err(at)?) } else { None };
+    let mut ahead: Option<(i64, i64, i64, i64)> = None;
     let mut lower = Vec::new();
     for &b in cands.iter().rev() {
         if hits.len() > limit {
             break;
         }
-        let Some((fid, first, last)) = block.query_row([b as i64], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))).optional().map_err(at)? else {
+        let found = match walk.as_mut() {
+            None => block.query_row([b as i64], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))).optional().map_err(at)?,
+            Some(rows) => loop {
+                let r = match ahead.take() {
+                    Some(r) => r,
+                    None => match rows.next().map_err(at)? {
+                        Some(r) => (r.get(0).map_err(at)?, r.get(1).map_err(at)?, r.get(2).map_err(at)?, r.get(3).map_err(at)?),
+                        None => break None,
+                    },
+                };
+                if r.0 > b as i64 {
+                    continue;
+                }
+                if r.0 < b as i64 {
+                    ahead = Some(r);
+                    break None;
+                }
+                break Some((r.1, r.2, r.3));
+            },
+        };
+        let Some((fid, first, last)) = found else {
             // A block of a file removed or indexed again since.
             continue;
         };
@@ -284,8 +320,8 @@ pub(super) fn find(c: &Connection, db: &std::path::Path, q: &Query, limit: usize
         for r in rows {
             let (a, z) = ((r.off - lo) as usize, (r.off - lo) as usize + r.len as usize);
             let (Some(line), Some(low)) = (raw.get(a..z), lower.get(a..z)) else { continue };
-            if let Some(text) = terms.check(&r.kind, line, low) {
-                hits.push(Hit { file_id: r.file_id, id: r.id, line: r.line, role: r.role, ts: r.ts, text });
+            if let Some((text, text_lower)) = terms.check(&r.kind, line, low) {
+                hits.push(Hit { file_id: r.file_id, id: r.id, line: r.line, role: r.role, ts: r.ts, text, lower: text_lower });
                 if hits.len() > limit {
                     break;
                 }
