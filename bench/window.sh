@@ -11,7 +11,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}"
-cargo build --release -p pi-session-explorer -p pi-session-bench
+# The app built as scripts/start builds it (the .deb step after this one then rebuilds nothing),
+# and the corpus generator as bench/ci.sh builds it.
+cargo build --release -p pi-session-explorer -p pi-session-cli
+cargo build --release -p pi-session-cli -p pi-session-bench
 bin="$CARGO_TARGET_DIR/release"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
