@@ -4,23 +4,25 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use pi_session_format::diag::Severity;
-use pi_session::forks::ForkStatus;
 use pi_session::listing::fork_graph_cached;
 use pi_session::scan::{resolve_root, root_of_file};
-use pi_session::listing::{list, list_with_cache};
+use pi_session::listing::list_with_cache;
 use pi_session::roots::{list_roots, RootSpec, Roots};
 use pi_session::summary::SessionSummary;
 use pi_session::view::{ContextJson, TreeJson};
 use pi_session::write::{self, Appended, WriteOptions};
-use pi_session::{Error, Leaf, Session};
+use pi_session::{Error, Session};
 use serde::Serialize;
 
-mod link;
 mod args;
+mod check;
+mod link;
+mod print;
 mod serve;
 
 use args::{FileArg, RootArg, WithinArg, WriteRootArg};
+use check::check;
+use print::{link_line, print_context, print_diags, size, summary_line, Listed};
 
 #[derive(Parser)]
 #[command(
@@ -700,142 +702,4 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-#[derive(Serialize)]
-struct FileReport {
-    #[serde(with = "pi_session::pathstr::serde_path")]
-    path: PathBuf,
-    diagnostics: Vec<pi_session::Diagnostic>,
-}
-
-#[derive(Serialize)]
-struct CheckReport {
-    files: Vec<FileReport>,
-    errors: usize,
-    warnings: usize,
-}
-
-fn check(target: &Path, root: &Path) -> Result<CheckReport, Error> {
-    let meta = std::fs::metadata(target).map_err(|e| Error::io(target, e))?;
-    let mut files = Vec::new();
-    if meta.is_dir() {
-        let l = list(target);
-        for s in l.sessions {
-            files.push(FileReport { path: s.path, diagnostics: s.diagnostics });
-        }
-        // (Built only when there are findings to place.)
-        let at: std::collections::HashMap<PathBuf, usize> =
-            if l.other.is_empty() { Default::default() } else { files.iter().enumerate().map(|(i, f)| (f.path.clone(), i)).collect() };
-        for o in l.other {
-            // A symlink to a session is both a session and a finding about its path: one report.
-            match at.get(&o.path) {
-                Some(&i) => files[i].diagnostics.insert(0, o.diagnostic),
-                None => files.push(FileReport { path: o.path, diagnostics: vec![o.diagnostic] }),
-            }
-        }
-        files.sort_by(|a, b| a.path.cmp(&b.path));
-    } else {
-        let s = Session::open(target)?;
-        let mut diagnostics = s.diagnostics();
-        // parentSession: missing or relative (a cycle needs the other files: check the folder).
-        // Resolved against the root's headers: a parent found by id, a cycle through the folder.
-        if let Some(f) = pi_session::forks::link_of_file(target, root) {
-            diagnostics.extend(pi_session::forks::link_diagnostics(&f));
-        }
-        files.push(FileReport { path: target.to_path_buf(), diagnostics });
-    }
-    let count = |sev| files.iter().flat_map(|f| &f.diagnostics).filter(|d| d.severity == sev).count();
-    let (errors, warnings) = (count(Severity::Error), count(Severity::Warning));
-    Ok(CheckReport { files, errors, warnings })
-}
-
-/// A session of `list --json` with its lineage fields.
-#[derive(Serialize)]
-struct Listed<'a, S: Serialize> {
-    #[serde(flatten)]
-    session: &'a S,
-    #[serde(flatten)]
-    lineage: pi_session::forks::ListFields<'a>,
-}
-
-/// `PARENT <- CHILD  fork at ID` / `spawn by ENTRY (tool call C)`, and the status when not ok.
-fn link_line(f: &pi_session::forks::ForkInfo) -> String {
-    use pi_session::forks::LinkKind;
-    let how = match f.kind {
-        Some(LinkKind::Fork) => format!("fork at {}", f.fork_point_id.as_deref().unwrap_or("?")),
-        Some(LinkKind::Spawn) => {
-            let call = f.spawned_by_tool_call.as_deref().map(|c| format!(" (tool call {c})")).unwrap_or_default();
-            format!("spawned by {}{call}{}", f.spawned_by.as_deref().unwrap_or("?"), if f.spawned_by_guess { " (guessed from the time)" } else { "" })
-        }
-        None => "not read".to_string(),
-    };
-    let status = match f.status {
-        ForkStatus::Ok => String::new(),
-        ForkStatus::Relinked => format!("  [relinked: recorded {}]", f.parent_session.as_deref().unwrap_or("")),
-        ForkStatus::ParentMissing => "  [parent missing]".into(),
-        ForkStatus::ParentMismatch => format!("  [recorded path holds another session: {}]", f.stale_path_id.as_deref().unwrap_or("?")),
-        ForkStatus::ParentOutside => "  [parent outside the root]".into(),
-        ForkStatus::Cycle => "  [cycle]".into(),
-        ForkStatus::OutsideRoots => "  [child outside the roots]".into(),
-    };
-    format!("{} <- {}  {how}{status}", f.parent_path.as_deref().map(|p| p.display().to_string()).unwrap_or_default(), f.path.display())
-}
-
-fn summary_line(s: &SessionSummary) -> String {
-    let title = s.name.clone().or_else(|| s.first_user_message.clone()).unwrap_or_else(|| "(no messages)".into());
-    let title = pi_session::text::fold(&title, 60);
-    let flag = if s.has_errors() { " !" } else { "" };
-    format!(
-        "  {}  {:>6} entries  {}  {}{}\n      {}",
-        s.timestamp.as_deref().unwrap_or("?"),
-        s.entry_count,
-        s.cwd.as_deref().unwrap_or("?"),
-        title,
-        flag,
-        s.path.display()
-    )
-}
-
-/// A byte count for people: `812 B`, `45.2 KB`, `12.3 MB`.
-fn size(bytes: u64) -> String {
-    match bytes {
-        b if b < 1000 => format!("{b} B"),
-        b if b < 1_000_000 => format!("{:.1} KB", b as f64 / 1e3),
-        b if b < 1_000_000_000 => format!("{:.1} MB", b as f64 / 1e6),
-        b => format!("{:.2} GB", b as f64 / 1e9),
-    }
-}
-
-fn print_diags(d: &[pi_session::Diagnostic]) {
-    for d in d {
-        let line = d.line.map(|l| format!("line {l}: ")).unwrap_or_default();
-        println!("  {:?} {}: {}{}", d.severity, d.kind, line, d.message);
-    }
-}
-
-fn print_context(s: &Session, leaf: Leaf, c: &ContextJson) {
-    let at = match leaf {
-        Leaf::Null => "before the first entry".to_string(),
-        Leaf::Entry(i) => format!("entry {}", s.id_of(i)),
-    };
-    let model = c.model.as_ref().map(|m| format!("{}/{}", m.provider.as_deref().unwrap_or("?"), m.model_id.as_deref().unwrap_or("?")));
-    println!(
-        "context at {at}: {} messages, model {}, thinking {}",
-        c.messages.len(),
-        model.as_deref().unwrap_or("none"),
-        c.thinking_level.as_deref().unwrap_or("?")
-    );
-    for (m, id) in c.messages.iter().zip(&c.entry_ids) {
-        let v: serde_json::Value = serde_json::from_str(m.get()).unwrap_or_default();
-        let role = v.get("role").and_then(|r| r.as_str()).unwrap_or("?").to_string();
-        let text = match role.as_str() {
-            "compactionSummary" | "branchSummary" => v.get("summary").and_then(|s| s.as_str()).unwrap_or("").to_string(),
-            _ => v.get("content").map(pi_session::text::content_text).unwrap_or_default(),
-        };
-        println!("  {id:>10}  {role:<18} {}", pi_session::text::fold(&text, 90));
-    }
-    if !c.hidden_entry_ids.is_empty() {
-        println!("  hidden by compaction: {} entries", c.hidden_entry_ids.len());
-    }
 }
