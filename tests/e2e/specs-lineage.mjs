@@ -100,7 +100,7 @@ export const lineageSpecs = [
 			assert.deepEqual(await Promise.all(chips.map((c) => c.attr("data-path"))), runs, "one chip per tool call, in call order");
 			await d.exec("document.querySelector(arguments[0])?.scrollIntoView({ block: 'center' })", [item]);
 			await save("transcript-chips");
-			await chips[2].click();
+			await d.clickWhen(`${item} [data-testid=spawn-chip][data-path=${q(runs[2])}]`, { what: "the third run's chip" });
 			await until(async () => (await openPathOf(d)) === runs[2], "the third run opened from its chip");
 			// The runs fold again on the toggle, the open run too.
 			await (await d.find(`[data-testid=spawn-toggle][data-parent=${q(parent)}]`)).click();

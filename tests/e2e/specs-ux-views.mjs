@@ -331,7 +331,8 @@ export const uxViewSpecs = [
 			await selectEntry(d, many.img.ids.imageResult);
 			await d.waitFor("[data-testid=inspector] [data-testid=session-image] img", { what: "the thumbnail in the inspector" });
 			// The inspector's card opens the message whole in the Context view.
-			await (await d.waitFor(`[data-testid=context-view] [data-testid=context-message][data-id=${q(many.img.ids.imageResult)}]`, { what: "the message in the inspector's card" })).click();
+			await d.waitFor(`[data-testid=context-view] [data-testid=context-message][data-id=${q(many.img.ids.imageResult)}]`, { what: "the message in the inspector's card" });
+			await d.clickWhen(`[data-testid=context-view] [data-testid=context-message][data-id=${q(many.img.ids.imageResult)}]`, { what: "the message in the inspector's card" });
 			await d.waitFor(`[data-testid=context-row][data-id=${q(many.img.ids.imageResult)}][data-open=true]`, { timeout: 15000, what: "the message expanded in the Context view" });
 			await d.waitFor(`[data-testid=context-row][data-id=${q(many.img.ids.imageResult)}] [data-testid=session-image] img`, { what: "the thumbnail in the Context view" });
 			await shotBoth(h, d, "ux-10-images-context-2000");

@@ -56,6 +56,23 @@ export class Driver {
 		throw new WebDriverError(`timed out waiting for ${what ?? css}${last ? ` (${last.message})` : ""}`);
 	}
 
+	/** Clicks what `css` matches once it takes the click: found again and clicked again while
+	 *  the view re-renders under it (a stale element) or something still covers it. */
+	async clickWhen(css, { timeout = 10000, what } = {}) {
+		const end = Date.now() + timeout;
+		let last;
+		while (Date.now() < end) {
+			try {
+				return await (await this.find(css)).click();
+			} catch (e) {
+				if (!/stale element|click intercepted|not interactable|no such element/i.test(e.message)) throw e;
+				last = e;
+			}
+			await sleep(100);
+		}
+		throw new WebDriverError(`timed out clicking ${what ?? css}${last ? ` (${last.message})` : ""}`);
+	}
+
 	/** Waits for an element whose text contains `text`. */
 	async waitForText(css, text, opts = {}) {
 		return this.waitFor(css, { ...opts, what: `${css} containing ${JSON.stringify(text)}`, pred: async (el) => (await el.text()).includes(text) });
