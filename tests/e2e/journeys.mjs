@@ -366,6 +366,8 @@ export const journeySpecs = [
 			await d.waitFor("[data-testid=fork-family]", { timeout: 30000, what: "the family scope" });
 			if (await d.exec("return document.querySelector('[data-testid=fork-family]').checked")) await (await d.find("[data-testid=fork-family]")).click();
 			await until(async () => !(await d.exec("return document.querySelector('[data-testid=fork-family]').checked")), "every fork shown");
+			// Every fork drawn before Fit measures them (a busy machine draws the family's 200 first).
+			await until(async () => (await d.exec("return document.querySelectorAll('[data-testid=fork-node]').length")) >= inForks, "every session in a fork drawn", 30000).catch(() => {});
 			await (await d.find("[data-testid=fork-graph] [aria-label=Fit]")).click();
 			await sleep(400);
 			const r = await d.exec(`const host = document.querySelector('[data-testid=fork-graph]').getBoundingClientRect();
