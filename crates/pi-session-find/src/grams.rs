@@ -173,6 +173,10 @@ pub fn term_keys(term: &[u8]) -> Vec<u32> {
 /// The distinct grams of a block of texts, gathered with bitmaps that are cleared after each
 /// block (so one set serves a whole file or batch).
 pub struct GramSet {
+    /// Trigrams of ASCII bytes only (most of them): 7 bits a byte, 256 kB, which stays in
+    /// the core's cache.
+    ascii: Box<[u64; 1 << 15]>,
+    /// The others (a byte of a non-ASCII character in them).
     tri: Box<[u64; 1 << 18]>,
     uni: [u64; 4],
     pairs: Box<[u64; 1 << 15]>,
@@ -183,7 +187,7 @@ pub struct GramSet {
 
 impl Default for GramSet {
     fn default() -> Self {
-        GramSet { tri: vec![0u64; 1 << 18].into_boxed_slice().try_into().unwrap(), uni: [0; 4], pairs: vec![0u64; 1 << 15].into_boxed_slice().try_into().unwrap(), found: Vec::new(), bytes: Vec::new(), tools: Vec::new() }
+        GramSet { ascii: vec![0u64; 1 << 15].into_boxed_slice().try_into().unwrap(), tri: vec![0u64; 1 << 18].into_boxed_slice().try_into().unwrap(), uni: [0; 4], pairs: vec![0u64; 1 << 15].into_boxed_slice().try_into().unwrap(), found: Vec::new(), bytes: Vec::new(), tools: Vec::new() }
     }
 }
 
@@ -241,12 +245,24 @@ impl GramSet {
         }
     }
 
+    /// Where trigram `k` is: in the ASCII bitmap or the other, its word and bit.
+    #[inline(always)]
+    fn slot(k: u32) -> (bool, usize, u64) {
+        if k & 0x0080_8080 == 0 {
+            let v = (k >> 2 & 0x1f_c000) | (k >> 1 & 0x3f80) | (k & 0x7f);
+            (true, v as usize >> 6, 1u64 << (v & 63))
+        } else {
+            (false, (k >> 6) as usize & 0x3ffff, 1u64 << (k & 63))
+        }
+    }
+
     #[inline(always)]
     fn mark(&mut self, k: u32) {
-        let (w, bit) = ((k >> 6) as usize & 0x3ffff, 1u64 << (k & 63));
-        let x = self.tri[w];
+        let (ascii, w, bit) = Self::slot(k);
+        let map = if ascii { &mut self.ascii[..] } else { &mut self.tri[..] };
+        let x = map[w];
         if x & bit == 0 {
-            self.tri[w] = x | bit;
+            map[w] = x | bit;
             self.found.push(3 << 24 | k);
         }
     }
@@ -286,7 +302,10 @@ impl GramSet {
             let v = k & 0x00ff_ffff;
             match k >> 24 {
                 1 => self.uni[(v >> 6) as usize] = 0,
-                3 => self.tri[(v >> 6) as usize & 0x3ffff] = 0,
+                3 => match Self::slot(v) {
+                    (true, w, _) => self.ascii[w] = 0,
+                    (false, w, _) => self.tri[w] = 0,
+                },
                 5 => self.pairs[(v >> 6) as usize & 0x7fff] = 0,
                 _ => {}
             }

@@ -44,8 +44,18 @@ pub(crate) struct Described {
     pub text: String,
 }
 
+/// `line` as text: borrowed when it is valid UTF-8 (checked by the standard library's fast
+/// path; the lossy decoder walks it in chunks, a few percent of an index build), else with
+/// U+FFFD for each invalid sequence.
+fn as_text(line: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(line) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(line),
+    }
+}
+
 pub(crate) fn describe(e: &pi_session::Entry, line: &[u8]) -> Described {
-    let line_text = String::from_utf8_lossy(line);
+    let line_text = as_text(line);
     let assistant = matches!(e.role(), Some(pi_session::Role::Assistant));
     let (text, calls) = match text::read_entry(&e.kind, &line_text) {
         Some((t, calls)) => (t, if assistant { calls } else { Vec::new() }),
@@ -64,7 +74,7 @@ pub(crate) fn describe(e: &pi_session::Entry, line: &[u8]) -> Described {
 /// The names of the tools an assistant line calls, read from its JSON tree (for the lines the
 /// streaming reader leaves to the core).
 fn tool_calls(line: &[u8]) -> Vec<String> {
-    let v = pi_session::text::line_value(&String::from_utf8_lossy(line));
+    let v = pi_session::text::line_value(&as_text(line));
     v.pointer("/message/content")
         .and_then(|c| c.as_array())
         .into_iter()

@@ -195,3 +195,19 @@ fn a_paused_build_keeps_what_it_did_and_searches_read_the_rest() {
     assert_eq!(ix.search("parser", 10).unwrap().scanned_files, 0);
     assert_same(&root, &ix, &["parser", "role:user migration", "tool:bash", "ok", "\"edge case\""]);
 }
+
+#[test]
+fn a_big_file_read_in_pieces_on_all_threads_answers_as_a_scan() {
+    // The big file (about 10 MB) is cut into pieces of 4 MB of lines, read on the pool's
+    // threads, their blocks joined: the answers are still those of a scan.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("corpus");
+    pi_session_bench::corpus::generate(&pi_session_bench::corpus::Options { out: out.clone(), seed: 11, files: 3, total_bytes: 300_000, big_entries: Some(12_000), threads: 2, short: false }).unwrap();
+    let root = out.join("sessions");
+    let biggest = pi_session::scan::scan(&root).files.iter().map(|f| f.size).max().unwrap();
+    assert!(biggest > 8 << 20, "the big file is {biggest} bytes: it must make 3 pieces or more");
+    let ix = SearchIndex::open(&root, &dir.path().join("cache/search.sqlite")).unwrap();
+    ix.update(|_| {}).unwrap();
+    let nonempty = assert_same(&root, &ix, &["src/parser.ts", "\"should be\"", "café", "role:compaction schema", "\"edge case\"", "label:checkpoint", "tool:read src", "timeout retry", "zz"]);
+    assert!(nonempty >= 5, "only {nonempty} queries found anything");
+}

@@ -97,16 +97,50 @@ thread_local! {
     static GRAMS: RefCell<GramSet> = RefCell::new(GramSet::default());
 }
 
+/// Line bytes per piece of a big file: its pieces are read on all of the pool's threads (the
+/// 165 MB session was one thread's work while the other waited).
+const PIECE_BYTES: u64 = 4 << 20;
+
 /// The rows and blocks of the entries of `ix` (lines numbered from `line0 + 1`, offsets from
-/// `base`).
+/// `base`): a big file in pieces of about [`PIECE_BYTES`] on the pool's threads, their blocks
+/// joined end to end (a block never spans two pieces).
 fn rows_of(ix: &SessionIndex, bytes: &[u8], base: u64, line0: u32) -> (Vec<Row>, Vec<BlockKeys>) {
-    let mut rows = Vec::with_capacity(ix.entries.len());
+    use rayon::prelude::*;
+    let entries = &ix.entries[..];
+    let mut cuts = vec![0];
+    let mut acc = 0u64;
+    for (i, e) in entries.iter().enumerate() {
+        acc += e.len as u64;
+        if acc >= PIECE_BYTES {
+            cuts.push(i + 1);
+            acc = 0;
+        }
+    }
+    if *cuts.last().unwrap() < entries.len() {
+        cuts.push(entries.len());
+    }
+    if cuts.len() <= 2 {
+        return rows_of_piece(entries, bytes, base, line0);
+    }
+    let pieces: Vec<(Vec<Row>, Vec<BlockKeys>)> = cuts.par_windows(2).map(|w| rows_of_piece(&entries[w[0]..w[1]], bytes, base, line0)).collect();
+    let mut rows = Vec::with_capacity(pieces.iter().map(|p| p.0.len()).sum());
+    let mut blocks = Vec::with_capacity(pieces.iter().map(|p| p.1.len()).sum());
+    for (r, b) in pieces {
+        let at = rows.len();
+        blocks.extend(b.into_iter().map(|b| BlockKeys { first: b.first + at, last: b.last + at, keys: b.keys }));
+        rows.extend(r);
+    }
+    (rows, blocks)
+}
+
+fn rows_of_piece(entries: &[pi_session::Entry], bytes: &[u8], base: u64, line0: u32) -> (Vec<Row>, Vec<BlockKeys>) {
+    let mut rows = Vec::with_capacity(entries.len());
     let mut blocks = Vec::new();
     GRAMS.with(|g| {
         let mut g = g.borrow_mut();
         let mut text_in_block = 0;
         let mut first = 0;
-        for e in &ix.entries {
+        for e in entries {
             if e.id.is_none() || e.kind == Kind::Leaf {
                 continue;
             }
@@ -287,13 +321,51 @@ impl Hasher for KeyHasher {
 
 type KeyMap<V> = HashMap<u32, V, BuildHasherDefault<KeyHasher>>;
 
-/// Posting lists being built: per key, its last block id and its list so far. Each batch's
-/// (key, block) pairs are sorted by key first (a radix sort: memory read in order), so a key
-/// is looked up once per batch, not once per block.
-pub(super) struct Postings {
+/// Shards of the lists being built: a key's shard is a hash of it, and the shards take their
+/// part of each batch on the pool's threads (the writer's work used to be one thread's while
+/// the other read the next batch, and its map missed the cache on most keys).
+const SHARDS: usize = 8;
+
+fn shard_of(k: u32) -> usize {
+    (k.wrapping_mul(0x9e37_79b9) >> 29) as usize
+}
+
+/// One shard: per key, its last block id and its list so far. Each batch's (key, block) pairs
+/// are sorted by key first (a radix sort: memory read in order), so a key is looked up once per
+/// batch, not once per block.
+#[derive(Default)]
+struct Shard {
     lists: KeyMap<(u32, Vec<u8>)>,
     pairs: Vec<u64>,
     scratch: Vec<u64>,
+    bytes: usize,
+}
+
+impl Shard {
+    /// Appends the pairs gathered in `self.pairs` (block ids after every one added before).
+    fn take_pairs(&mut self) {
+        radix_sort_hi(&mut self.pairs, &mut self.scratch);
+        let mut i = 0;
+        let p = &self.pairs;
+        while i < p.len() {
+            let k = (p[i] >> 32) as u32;
+            let (last, list) = self.lists.entry(k).or_insert((0, Vec::new()));
+            let before = list.len();
+            while i < p.len() && (p[i] >> 32) as u32 == k {
+                let id = p[i] as u32;
+                grams::put_varint(list, id - *last);
+                *last = id;
+                i += 1;
+            }
+            self.bytes += list.len() - before;
+        }
+        self.pairs.clear();
+    }
+}
+
+/// Posting lists being built, in [`SHARDS`] shards.
+pub(super) struct Postings {
+    shards: Vec<Shard>,
     pub bytes: usize,
     pub first_block: Option<u32>,
     pub last_block: u32,
@@ -326,33 +398,22 @@ fn radix_sort_hi(v: &mut Vec<u64>, scratch: &mut Vec<u64>) {
 
 impl Postings {
     pub fn new() -> Postings {
-        Postings { lists: KeyMap::default(), pairs: Vec::new(), scratch: Vec::new(), bytes: 0, first_block: None, last_block: 0 }
+        Postings { shards: (0..SHARDS).map(|_| Shard::default()).collect(), bytes: 0, first_block: None, last_block: 0 }
     }
 
     /// Appends `blocks` (ascending ids, after every id added before).
     pub fn add(&mut self, blocks: &[(u32, Vec<u32>)]) {
+        use rayon::prelude::*;
         let Some(&(first, _)) = blocks.first() else { return };
         self.first_block.get_or_insert(first);
         self.last_block = blocks.last().map(|b| b.0).unwrap_or(first);
-        self.pairs.clear();
         for (id, keys) in blocks {
-            self.pairs.extend(keys.iter().map(|&k| (k as u64) << 32 | *id as u64));
-        }
-        radix_sort_hi(&mut self.pairs, &mut self.scratch);
-        let mut i = 0;
-        let p = &self.pairs;
-        while i < p.len() {
-            let k = (p[i] >> 32) as u32;
-            let (last, list) = self.lists.entry(k).or_insert((0, Vec::new()));
-            let before = list.len();
-            while i < p.len() && (p[i] >> 32) as u32 == k {
-                let id = p[i] as u32;
-                grams::put_varint(list, id - *last);
-                *last = id;
-                i += 1;
+            for &k in keys {
+                self.shards[shard_of(k)].pairs.push((k as u64) << 32 | *id as u64);
             }
-            self.bytes += list.len() - before;
         }
+        self.shards.par_iter_mut().for_each(Shard::take_pairs);
+        self.bytes = self.shards.iter().map(|s| s.bytes).sum();
     }
 
     /// Writes the lists as a new segment (its file, then its row) and empties them; returns
@@ -360,7 +421,10 @@ impl Postings {
     pub fn flush(&mut self, c: &Connection, dir: &Path) -> rusqlite::Result<u64> {
         let Some(first) = self.first_block else { return Ok(0) };
         let seg: i64 = c.query_row("SELECT coalesce(max(id), 0) + 1 FROM segments", [], |r| r.get(0))?;
-        let mut all: Vec<(u32, u32, Vec<u8>)> = self.lists.drain().map(|(k, (last, l))| (k, last, l)).collect();
+        let mut all: Vec<(u32, u32, Vec<u8>)> = self.shards.iter_mut().flat_map(|s| {
+            s.bytes = 0;
+            s.lists.drain().map(|(k, (last, l))| (k, last, l))
+        }).collect();
         all.sort_unstable_by_key(|e| e.0);
         let name = file_name(c, seg)?;
         let bytes = segment::write(dir, &name, &all).map_err(|e| segment::damaged(&dir.join(&name), &e.to_string()))?;

@@ -3,9 +3,9 @@
 //! writes a new file and the database's `segments` table says which files are current (a file
 //! it does not name is a leftover of an interrupted write, removed on open).
 //!
-//! A file: `PIPOST01`, the lists, the key table (per key, ascending: key u32, last id u32,
+//! A file: `PIPOST02`, the lists, the key table (per key, ascending: key u32, last id u32,
 //! offset u64 into the lists, length u32), the number of keys (u32), of list bytes (u64), and a
-//! check (FNV-1a of everything before it, u64). Little-endian; written in one pass (lists as they
+//! check of everything before it (u64, [`Check`]: 8 bytes a step). Little-endian; written in one pass (lists as they
 //! come, the table at the end). A file whose length, magic or check does not add up is damage:
 //! the whole index is set aside and built again.
 
@@ -13,7 +13,7 @@ use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-const MAGIC: &[u8; 8] = b"PIPOST01";
+const MAGIC: &[u8; 8] = b"PIPOST02";
 const TAIL: u64 = 4 + 8 + 8;
 const ENTRY: u64 = 20;
 
@@ -31,10 +31,53 @@ pub(super) fn damaged(path: &Path, why: &str) -> rusqlite::Error {
     rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT), Some(format!("posting file {}: {why}", path.display())))
 }
 
-fn fnv(h: &mut u64, bytes: &[u8]) {
-    for &b in bytes {
-        *h ^= b as u64;
-        *h = h.wrapping_mul(0x100000001b3);
+/// The check of a posting file: a multiply-rotate hash of its bytes taken 8 at a time (a byte
+/// at a time, FNV-1a, cost a few percent of a build). It finds damage, not forgery.
+struct Check {
+    h: u64,
+    buf: [u8; 8],
+    n: usize,
+    len: u64,
+}
+
+impl Check {
+    fn new() -> Check {
+        Check { h: 0xcbf2_9ce4_8422_2325, buf: [0; 8], n: 0, len: 0 }
+    }
+
+    #[inline(always)]
+    fn word(&mut self, w: u64) {
+        self.h = (self.h.rotate_left(23) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+
+    fn add(&mut self, mut b: &[u8]) {
+        self.len += b.len() as u64;
+        if self.n > 0 {
+            let take = (8 - self.n).min(b.len());
+            self.buf[self.n..self.n + take].copy_from_slice(&b[..take]);
+            self.n += take;
+            b = &b[take..];
+            if self.n < 8 {
+                return;
+            }
+            self.word(u64::from_le_bytes(self.buf));
+            self.n = 0;
+        }
+        let mut words = b.chunks_exact(8);
+        for w in &mut words {
+            self.word(u64::from_le_bytes(w.try_into().unwrap()));
+        }
+        let rest = words.remainder();
+        self.buf[..rest.len()].copy_from_slice(rest);
+        self.n = rest.len();
+    }
+
+    fn finish(mut self) -> u64 {
+        self.buf[self.n..].fill(0);
+        self.word(u64::from_le_bytes(self.buf));
+        let len = self.len;
+        self.word(len);
+        self.h
     }
 }
 
@@ -51,7 +94,7 @@ pub(super) struct Writer {
     name: String,
     tmp: PathBuf,
     out: std::io::BufWriter<File>,
-    h: u64,
+    h: Check,
     table: Vec<u8>,
     off: u64,
 }
@@ -61,13 +104,13 @@ impl Writer {
         std::fs::create_dir_all(dir)?;
         let tmp = dir.join(format!(".{name}.tmp"));
         let out = std::io::BufWriter::with_capacity(1 << 20, File::create(&tmp)?);
-        let mut w = Writer { dir: dir.to_path_buf(), name: name.to_string(), tmp, out, h: 0xcbf29ce484222325, table: Vec::new(), off: 0 };
+        let mut w = Writer { dir: dir.to_path_buf(), name: name.to_string(), tmp, out, h: Check::new(), table: Vec::new(), off: 0 };
         w.put(MAGIC)?;
         Ok(w)
     }
 
     fn put(&mut self, b: &[u8]) -> std::io::Result<()> {
-        fnv(&mut self.h, b);
+        self.h.add(b);
         self.out.write_all(b)
     }
 
@@ -89,7 +132,7 @@ impl Writer {
         self.put(&((table.len() as u64 / ENTRY) as u32).to_le_bytes())?;
         let off = self.off;
         self.put(&off.to_le_bytes())?;
-        let h = self.h;
+        let h = std::mem::replace(&mut self.h, Check::new()).finish();
         self.out.write_all(&h.to_le_bytes())?;
         let f = self.out.into_inner().map_err(|e| e.into_error())?;
         f.sync_all()?;
@@ -149,9 +192,9 @@ impl Segment {
         }
         if full {
             let all = std::fs::read(path).map_err(|e| damaged(path, &e.to_string()))?;
-            let mut h: u64 = 0xcbf29ce484222325;
-            fnv(&mut h, &all[..all.len() - 8]);
-            if h.to_le_bytes()[..] != all[all.len() - 8..] {
+            let mut h = Check::new();
+            h.add(&all[..all.len() - 8]);
+            if h.finish().to_le_bytes()[..] != all[all.len() - 8..] {
                 return Err(damaged(path, "its check does not match its bytes"));
             }
         }
@@ -211,6 +254,34 @@ pub(super) fn remove_others(dir: &Path, keep: &[String]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_check_does_not_depend_on_how_the_bytes_are_cut() {
+        let bytes: Vec<u8> = (0..1000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let whole = {
+            let mut c = Check::new();
+            c.add(&bytes);
+            c.finish()
+        };
+        for cut in [1, 3, 8, 13, 500] {
+            let mut c = Check::new();
+            for part in bytes.chunks(cut) {
+                c.add(part);
+            }
+            assert_eq!(c.finish(), whole, "cut every {cut}");
+        }
+        // One byte changed, or one more zero byte, changes it.
+        let mut other = bytes.clone();
+        other[500] ^= 1;
+        let mut c = Check::new();
+        c.add(&other);
+        assert_ne!(c.finish(), whole);
+        other[500] ^= 1;
+        other.push(0);
+        let mut c = Check::new();
+        c.add(&other);
+        assert_ne!(c.finish(), whole);
+    }
 
     #[test]
     fn a_segment_file_round_trips_and_its_damage_is_found() {
