@@ -151,7 +151,7 @@ fn scan_on(root: &Path, parallel: bool) -> Scan {
         }
         // Sorted here, on the folder's core: the merged list is then runs in folder order,
         // which the final sort merges instead of sorting 10,000 paths on one core.
-        part.files.sort_by(|a, b| a.path.cmp(&b.path));
+        part.files.sort_by(|a, b| path_order(&a.path, &b.path));
         part
     };
     dirs.sort();
@@ -165,9 +165,31 @@ fn scan_on(root: &Path, parallel: bool) -> Scan {
         out.files.extend(part.files);
         out.findings.extend(part.findings);
     }
-    out.files.sort_by(|a, b| a.path.cmp(&b.path));
+    out.files.sort_by(|a, b| path_order(&a.path, &b.path));
     out.findings.sort_by(|a, b| a.0.cmp(&b.0));
     out
+}
+
+/// The order of `Path`'s `cmp` (component by component) for the paths a scan makes (the root
+/// joined with names read from folders, so no `.` or doubled separator past the root), as one
+/// walk of the bytes with the separator taken as the lowest byte: a third of a search's fixed
+/// cost on 10,000 files was `Path`'s component-wise comparisons.
+fn path_order(a: &Path, b: &Path) -> std::cmp::Ordering {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let key = |c: u8| if c == b'/' { 0 } else { c as u16 + 1 };
+        let (x, y) = (a.as_os_str().as_bytes(), b.as_os_str().as_bytes());
+        let n = x.iter().zip(y).take_while(|(p, q)| p == q).count();
+        match (x.get(n), y.get(n)) {
+            (Some(&p), Some(&q)) => key(p).cmp(&key(q)),
+            _ => x.len().cmp(&y.len()),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        a.cmp(b)
+    }
 }
 
 /// Where a root really is, to judge the symbolic links found in it (docs/damage.md, #32):
@@ -246,6 +268,30 @@ fn consider(path: &Path, symlink: bool, inside: &Inside, out: &mut Scan) {
 pub fn encode_cwd(cwd: &str) -> String {
     let trimmed = cwd.strip_prefix(['/', '\\']).unwrap_or(cwd);
     format!("--{}--", trimmed.replace(['/', '\\', ':'], "-"))
+}
+
+#[cfg(test)]
+mod order_tests {
+    use super::path_order;
+    use std::path::PathBuf;
+
+    #[test]
+    fn the_byte_order_is_the_component_order_of_a_scan_s_paths() {
+        let names = ["a", "a-b", "a.b", "a b", "ab", "a0", "A", "é", "z", "a_b", "-x", "a.jsonl", "a-.jsonl", "2026-01-01T00-00-00-000Z_x.jsonl", "2026-01-01T00-00-00-000Z.jsonl"];
+        let root = PathBuf::from("/home/u/.pi/agent/sessions");
+        let mut paths = Vec::new();
+        for d in names {
+            paths.push(root.join(format!("{d}.jsonl")));
+            for f in names {
+                paths.push(root.join(d).join(f));
+            }
+        }
+        for a in &paths {
+            for b in &paths {
+                assert_eq!(path_order(a, b), a.cmp(b), "{} vs {}", a.display(), b.display());
+            }
+        }
+    }
 }
 
 #[cfg(test)]
