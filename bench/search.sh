@@ -2,9 +2,10 @@
 # The search index benchmark, in one run on two pi-corpus corpora (`large`: long sessions and
 # the 200,000-entry file; `short`: tool-heavy entries of about 1.5 kB): index size ÷ corpus,
 # the first build ÷ a full `check` of the same root, the query median and p95 (each query a
-# whole `pi-session search` process), grep -rlF's median on the same words (page cache warm),
-# and how many answers equal a brute-force read of every file. Prints figures; asserts no
-# timing; fails only when an answer differs from the brute force (or a command fails).
+# whole `pi-session search` process), the medians of grep -rlF and of grep -rliF (case ignored,
+# as the search does) on the same words (page cache warm), and how many answers equal a
+# brute-force read of every file. Prints figures; asserts no timing; fails only when an
+# answer differs from the brute force (or a command fails).
 #
 #   bench/search.sh              # reduced (bench/ci.sh): small profile + the 200k-entry file; 50 short files
 #   bench/search.sh --full       # 5 GB each (10,000 files): one corpus at a time, each deleted after
