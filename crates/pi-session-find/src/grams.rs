@@ -7,11 +7,13 @@
 //! those grams, so the blocks holding a query's grams are a superset of the blocks holding its
 //! terms (each candidate is then checked against the entry's text itself).
 //!
-//! Two words in a row are a key too (`5 << 24 | hash`): the last 3 bytes of the first word (all
-//! of it when shorter) and the first 3 of the second, whatever parts them. A phrase of common
-//! words ("the parser") has only common trigrams, but its word pairs are rare: they keep the
-//! candidates of a phrase near its hits. A word is a run of ASCII letters, digits, `_` and
-//! non-ASCII bytes.
+//! Two words in a row are a key too (`5 << 24 | hash << 8 | byte`): a 16-bit hash of the last 3
+//! bytes of the first word (all of it when shorter) and the first 2 of the second, then the
+//! second word's third byte (0 when it has two bytes or fewer), whatever parts them. A phrase of
+//! common words ("the parser") has only common trigrams, but its word pairs are rare: they keep
+//! the candidates of a phrase near its hits. A phrase ending in a word of 2 bytes ("should be")
+//! needs one of the 256 keys of a range (the word alone, or any third byte after it). A word is
+//! a run of ASCII letters, digits, `_` and non-ASCII bytes.
 //!
 //! Tool names are keys too (`4 << 24 | hash`): a `tool:` filter narrows the blocks like a term.
 //! So are the roles of a block's entries (`6 << 24 | hash`, the role as the `role:` filter
@@ -62,24 +64,34 @@ fn word_end(w: &[u8]) -> u32 {
     (n as u32) << 24 | w[w.len() - n..].iter().fold(0, |k, &b| k << 8 | b as u32)
 }
 
-/// The first 3 bytes of a word (all of a shorter one), with their count.
+/// The first 2 bytes of a word (all of a shorter one) with their count, and its third byte (0
+/// when it has none).
 #[inline]
-fn word_start(w: &[u8]) -> u32 {
-    let n = w.len().min(3);
-    (n as u32) << 24 | w[..n].iter().fold(0, |k, &b| k << 8 | b as u32)
+fn word_start(w: &[u8]) -> (u32, u8) {
+    let n = w.len().min(2);
+    ((n as u32) << 24 | w[..n].iter().fold(0, |k, &b| k << 8 | b as u32), w.get(2).copied().unwrap_or(0))
 }
 
-/// The key of two words in a row: `a` the end of the first ([`word_end`]), `b` the start of
-/// the second ([`word_start`]).
-/// 21 bits: the set of a block's pairs (a bitmap of 256 kB) stays in the core's cache.
+/// The key of two words in a row: `a` the end of the first ([`word_end`]), `b` and `third` the
+/// start of the second ([`word_start`]). 24 bits: the hash in the upper 16, the third byte in
+/// the lower 8, so the keys of one start are one range.
 #[inline]
-fn pair_key_of(a: u32, b: u32) -> u32 {
+fn pair_key_of(a: u32, b: u32, third: u8) -> u32 {
     let x = ((a as u64) << 32 | b as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    5 << 24 | (x >> 43) as u32
+    5 << 24 | ((x >> 48) as u32) << 8 | third as u32
 }
 
 fn pair_key(a: &[u8], b: &[u8]) -> u32 {
-    pair_key_of(word_end(a), word_start(b))
+    let (start, third) = word_start(b);
+    pair_key_of(word_end(a), start, third)
+}
+
+/// The 256 keys of the words starting with `b` (2 bytes) after `a`: the range of every third
+/// byte.
+fn pair_range(a: &[u8], b: &[u8]) -> (u32, u32) {
+    let (start, _) = word_start(b);
+    let lo = pair_key_of(word_end(a), start, 0);
+    (lo, lo | 0xff)
 }
 
 /// Word bytes: ASCII letters and digits, `_`, and every byte of a non-ASCII character.
@@ -117,13 +129,13 @@ fn words(t: &[u8]) -> Vec<(usize, usize)> {
     out
 }
 
-/// The word-pair keys a lowercased term needs. Its first word may end a longer word of the text
-/// and its last word may start one, so they give a key only when long enough (3 bytes; the
-/// last word 2, whose key stands for every word it starts) or bounded by a separator inside
-/// the term.
-fn term_pairs(t: &[u8]) -> Vec<u32> {
+/// The word-pair keys a lowercased term needs, and the ranges it needs one key of. Its first
+/// word may end a longer word of the text and its last word may start one, so they give a key
+/// only when long enough (3 bytes; the last word 2, whose range stands for every word it
+/// starts) or bounded by a separator inside the term.
+fn term_pairs(t: &[u8]) -> (Vec<u32>, Vec<(u32, u32)>) {
     let w = words(t);
-    let mut out = Vec::new();
+    let (mut keys, mut ranges) = (Vec::new(), Vec::new());
     for k in 1..w.len() {
         let ((s1, e1), (s2, e2)) = (w[k - 1], w[k]);
         let a_known = e1 - s1 >= 3 || s1 > 0;
@@ -132,42 +144,36 @@ fn term_pairs(t: &[u8]) -> Vec<u32> {
             continue;
         }
         if e2 - s2 >= 3 || e2 < t.len() {
-            out.push(pair_key(end, &t[s2..(s2 + 3).min(e2)]));
+            keys.push(pair_key(end, &t[s2..e2]));
         } else if e2 - s2 == 2 {
-            out.push(pair_key(end, &t[s2..e2]));
+            ranges.push(pair_range(end, &t[s2..e2]));
         }
     }
-    out
+    (keys, ranges)
 }
 
-/// What a block must hold for a lowercased term.
-pub enum Needs {
-    /// Every one of these keys.
-    All(Vec<u32>),
-    /// One of these keys at least (a term of two bytes: the trigrams it starts).
-    Any(Vec<u32>),
+/// What a block must hold for a lowercased term: every key of `all`, and a key of each range
+/// of `any` (a term of two bytes: the trigrams it starts; a phrase ending in a word of two
+/// bytes: the pairs of the words it starts).
+pub struct Needs {
+    pub all: Vec<u32>,
+    pub any: Vec<(u32, u32)>,
 }
 
 /// The grams a lowercased term needs: its trigrams and word pairs, or one of the trigrams a
 /// 2-byte term starts, or its unigram. Nothing for an empty term.
 pub fn term_needs(term: &[u8]) -> Needs {
     match term.len() {
-        2 => Needs::Any((0..=255u8).map(|c| key(&[term[0], term[1], c])).collect()),
-        _ => Needs::All(term_keys(term)),
+        2 => Needs { all: Vec::new(), any: vec![(key(&[term[0], term[1], 0]), key(&[term[0], term[1], 255]))] },
+        _ => {
+            let (pairs, ranges) = term_pairs(term);
+            let mut all: Vec<u32> = if term.len() == 1 { vec![key(term)] } else { term.windows(3).map(key).collect() };
+            all.extend(pairs);
+            all.sort_unstable();
+            all.dedup();
+            Needs { all, any: ranges }
+        }
     }
-}
-
-/// The keys a lowercased term of 1 or 3+ bytes needs (sorted, distinct).
-pub fn term_keys(term: &[u8]) -> Vec<u32> {
-    let mut v: Vec<u32> = match term.len() {
-        0 | 2 => Vec::new(),
-        1 => vec![key(term)],
-        _ => term.windows(3).map(key).collect(),
-    };
-    v.extend(term_pairs(term));
-    v.sort_unstable();
-    v.dedup();
-    v
 }
 
 /// The distinct grams of a block of texts, gathered with bitmaps that are cleared after each
@@ -179,7 +185,8 @@ pub struct GramSet {
     /// The others (a byte of a non-ASCII character in them).
     tri: Box<[u64; 1 << 18]>,
     uni: [u64; 4],
-    pairs: Box<[u64; 1 << 15]>,
+    /// Word pairs: 24-bit keys, 2 MB.
+    pairs: Box<[u64; 1 << 18]>,
     found: Vec<u32>,
     bytes: Vec<u32>,
     tools: Vec<u32>,
@@ -187,7 +194,7 @@ pub struct GramSet {
 
 impl Default for GramSet {
     fn default() -> Self {
-        GramSet { ascii: vec![0u64; 1 << 15].into_boxed_slice().try_into().unwrap(), tri: vec![0u64; 1 << 18].into_boxed_slice().try_into().unwrap(), uni: [0; 4], pairs: vec![0u64; 1 << 15].into_boxed_slice().try_into().unwrap(), found: Vec::new(), bytes: Vec::new(), tools: Vec::new() }
+        GramSet { ascii: vec![0u64; 1 << 15].into_boxed_slice().try_into().unwrap(), tri: vec![0u64; 1 << 18].into_boxed_slice().try_into().unwrap(), uni: [0; 4], pairs: vec![0u64; 1 << 18].into_boxed_slice().try_into().unwrap(), found: Vec::new(), bytes: Vec::new(), tools: Vec::new() }
     }
 }
 
@@ -220,14 +227,9 @@ impl GramSet {
                 tail = (tail << 8 | b as u32) & 0x00ff_ffff;
                 len += 1;
             } else if len > 0 {
-                let start = (len.min(3)) << 24 | head;
                 if prev != 0 {
-                    self.mark_pair(pair_key_of(prev, start));
-                    // A term may end with the second word's first 2 bytes ("should be" in
-                    // "should because"): that pair is a key too.
-                    if len >= 3 {
-                        self.mark_pair(pair_key_of(prev, 2 << 24 | head >> 8));
-                    }
+                    let (start, third) = if len >= 3 { (2 << 24 | head >> 8, head as u8) } else { (len << 24 | head, 0) };
+                    self.mark_pair(pair_key_of(prev, start, third));
                 }
                 prev = len.min(3) << 24 | tail;
                 (len, head, tail) = (0, 0, 0);
@@ -238,7 +240,7 @@ impl GramSet {
     #[inline(always)]
     fn mark_pair(&mut self, k: u32) {
         let v = k & 0x00ff_ffff;
-        let (x, bit) = ((v >> 6) as usize & 0x7fff, 1u64 << (v & 63));
+        let (x, bit) = ((v >> 6) as usize, 1u64 << (v & 63));
         if self.pairs[x] & bit == 0 {
             self.pairs[x] |= bit;
             self.found.push(k);
@@ -306,7 +308,7 @@ impl GramSet {
                     (true, w, _) => self.ascii[w] = 0,
                     (false, w, _) => self.tri[w] = 0,
                 },
-                5 => self.pairs[(v >> 6) as usize & 0x7fff] = 0,
+                5 => self.pairs[(v >> 6) as usize] = 0,
                 _ => {}
             }
         }
@@ -399,52 +401,59 @@ pub fn intersect(a: &[u32], b: &[u32]) -> Vec<u32> {
 mod tests {
     use super::*;
 
+    /// Whether a block of `keys` (sorted) holds every key `t` needs.
+    fn holds(keys: &[u32], t: &[u8]) -> bool {
+        let n = term_needs(t);
+        n.all.iter().all(|k| keys.binary_search(k).is_ok()) && n.any.iter().all(|&(lo, hi)| keys.iter().any(|k| (lo..=hi).contains(k)))
+    }
+
+    fn keys_of(text: &[u8]) -> Vec<u32> {
+        let mut s = GramSet::default();
+        s.add_text(text);
+        let mut keys = s.take();
+        keys.sort_unstable();
+        keys
+    }
+
     #[test]
     fn a_block_holding_a_term_holds_every_key_of_it() {
-        let mut s = GramSet::default();
-        s.add_text("src/parser.ts café 日本語 ok".as_bytes());
-        let mut keys = s.take();
-        keys.sort_unstable();
-        for t in ["src/parser.ts", "parser", "café", "日本語", "ok", "k", "é", "日", "c/pars", "rc/parser.t", "parser.ts café", "s café 日本語 o", "ts café", "sr", "ts", " o"] {
-            match term_needs(t.as_bytes()) {
-                Needs::All(v) => assert!(v.iter().all(|k| keys.binary_search(k).is_ok()), "{t}"),
-                Needs::Any(v) => assert!(v.iter().any(|k| keys.binary_search(k).is_ok()), "{t}"),
-            }
+        let keys = keys_of("src/parser.ts café 日本語 ok".as_bytes());
+        for t in ["src/parser.ts", "parser", "café", "日本語", "ok", "k", "é", "日", "c/pars", "rc/parser.t", "parser.ts café", "s café 日本語 o", "ts café", "sr", "ts", " o", "ts ca", "s café 日本語 ok"] {
+            assert!(holds(&keys, t.as_bytes()), "{t}");
         }
-        let Needs::Any(zz) = term_needs(b"zz") else { panic!() };
-        assert!(zz.iter().all(|k| keys.binary_search(k).is_err()));
+        assert!(!holds(&keys, b"zz"));
         // The set is empty again.
+        let mut s = GramSet::default();
+        s.add_text(b"x");
+        s.take();
         assert!(s.take().is_empty());
-        s.add_text(b"ab");
-        let mut keys = s.take();
-        keys.sort_unstable();
-        assert_eq!(keys, vec![1 << 24 | b'a' as u32, 1 << 24 | b'b' as u32, 3 << 24 | (b'a' as u32) << 16 | (b'b' as u32) << 8]);
+        assert_eq!(keys_of(b"ab"), vec![1 << 24 | b'a' as u32, 1 << 24 | b'b' as u32, 3 << 24 | (b'a' as u32) << 16 | (b'b' as u32) << 8]);
         // A phrase's word pairs: present only where the words meet.
-        s.add_text(b"the sparse; ape parser");
-        let mut keys = s.take();
-        keys.sort_unstable();
-        assert!(term_keys(b"the spa").iter().all(|k| keys.binary_search(k).is_ok()));
-        assert!(term_keys(b"e pars").iter().all(|k| keys.binary_search(k).is_ok()));
+        let keys = keys_of(b"the sparse; ape parser");
+        assert!(holds(&keys, b"the spa"));
+        assert!(holds(&keys, b"e pars"));
         // Every trigram of "the parser" is there, its pair (the, par) is not.
-        let missing: Vec<u32> = term_keys(b"the parser").into_iter().filter(|k| keys.binary_search(k).is_err()).collect();
-        assert_eq!(missing, term_pairs(b"the parser"));
-        assert_eq!(term_pairs(b"he parser").len(), 0, "a first word of 2 bytes may end a longer word");
-        assert_eq!(term_pairs(b"x he parser").len(), 1, "(he, par): \"he\" is a whole word");
-        assert_eq!(term_pairs(b"the p").len(), 0, "a last word of 1 byte may start a longer word");
-        assert_eq!(term_pairs(b"the pa").len(), 1, "a last word of 2 bytes has the key of the words it starts");
-        s.add_text(b"it should because");
-        let mut keys = s.take();
-        keys.sort_unstable();
-        assert!(term_keys(b"should be").iter().all(|k| keys.binary_search(k).is_ok()), "\"should be\" is in \"should because\"");
-        assert!(term_keys(b"should bec").iter().all(|k| keys.binary_search(k).is_ok()));
-        assert!(term_pairs(b"should bet").iter().any(|k| keys.binary_search(k).is_err()));
-        assert_eq!(term_pairs(b"the p ").len(), 1);
+        let missing: Vec<u32> = term_needs(b"the parser").all.into_iter().filter(|k| keys.binary_search(k).is_err()).collect();
+        assert_eq!(missing, term_pairs(b"the parser").0);
+        assert_eq!(term_pairs(b"he parser"), (vec![], vec![]), "a first word of 2 bytes may end a longer word");
+        assert_eq!(term_pairs(b"x he parser").0.len(), 1, "(he, par): \"he\" is a whole word");
+        assert_eq!(term_pairs(b"the p"), (vec![], vec![]), "a last word of 1 byte may start a longer word");
+        assert_eq!(term_pairs(b"the pa").1.len(), 1, "a last word of 2 bytes has the range of the words it starts");
+        let keys = keys_of(b"it should because");
+        assert!(holds(&keys, b"should be"), "\"should be\" is in \"should because\"");
+        assert!(holds(&keys, b"should bec"));
+        assert!(!holds(&keys, b"should bet"));
+        assert!(!holds(&keys, b"should ba"), "no word after \"should\" starts with ba");
+        assert!(holds(&keys_of(b"it should be"), b"should be"), "the word alone");
+        assert!(!holds(&keys_of(b"it should be"), b"should bec"));
+        assert_eq!(term_pairs(b"the p ").0.len(), 1);
         // Three bytes of the second word: "edge cache" does not stand for "edge case".
-        s.add_text(b"an edge cache");
-        let mut keys = s.take();
-        keys.sort_unstable();
-        assert!(term_keys(b"edge cac").iter().all(|k| keys.binary_search(k).is_ok()));
-        assert!(term_pairs(b"edge case").iter().any(|k| keys.binary_search(k).is_err()));
+        let keys = keys_of(b"an edge cache");
+        assert!(holds(&keys, b"edge cac"));
+        assert!(!holds(&keys, b"edge case"));
+        // A bounded short word is that word only: "to a" is not in "to ab".
+        assert!(!holds(&keys_of(b"go to ab now"), b"go to a now"));
+        assert!(holds(&keys_of(b"go to a now"), b"go to a now"));
     }
 
     #[test]

@@ -123,30 +123,20 @@ impl<'a> Terms<'a> {
     }
 }
 
-/// What a block must hold for a query: a key, or one of several.
+/// What a block must hold for a query: a key, or one of a range of keys.
 #[derive(PartialEq, Eq, PartialOrd, Ord)]
 enum Need {
     Key(u32),
-    AnyOf(Vec<u32>),
-}
-
-impl Need {
-    fn any_of(&self) -> Vec<u32> {
-        match self {
-            Need::Key(k) => vec![*k],
-            Need::AnyOf(v) => v.clone(),
-        }
-    }
+    Range(u32, u32),
 }
 
 /// Every key the query's terms, tool and role need.
 fn keys_of(q: &Query) -> Vec<Need> {
     let mut keys: Vec<Need> = Vec::new();
     for t in &q.terms {
-        match grams::term_needs(t.as_bytes()) {
-            grams::Needs::All(v) => keys.extend(v.into_iter().map(Need::Key)),
-            grams::Needs::Any(v) => keys.push(Need::AnyOf(v)),
-        }
+        let n = grams::term_needs(t.as_bytes());
+        keys.extend(n.all.into_iter().map(Need::Key));
+        keys.extend(n.any.into_iter().map(|(lo, hi)| Need::Range(lo, hi)));
     }
     if let Some(t) = &q.tool {
         keys.push(Need::Key(grams::tool_key(t)));
@@ -161,31 +151,25 @@ fn keys_of(q: &Query) -> Vec<Need> {
 
 /// The blocks holding every key (a superset of those holding the query): lists read shortest
 /// first; once the candidates are few, a list much longer than them is left out (checking a
-/// few more blocks costs less than reading it). `None` for a key: the union of the lists of
-/// `alternatives` (a term of two bytes: the trigrams it starts).
+/// few more blocks costs less than reading it). For a range: the union of the lists of its
+/// keys (a term of two bytes: the trigrams it starts; a phrase ending in a word of two bytes:
+/// the pairs of the words it starts).
 fn candidates(c: &Connection, dir: &std::path::Path, keys: &[Need]) -> rusqlite::Result<Vec<u32>> {
     let segs: Vec<(super::build::SegRow, Segment)> = super::build::segments(c)?.into_iter().map(|r| Segment::open(&dir.join(&r.file), false).map(|s| (r, s))).collect::<Result<_, _>>()?;
     let io = |e: std::io::Error| super::segment::damaged(dir, &e.to_string());
     // Per need: where its lists are, and their bytes.
-    // Many keys (a 2-byte term needs 256): the key tables read whole, then bisected in memory.
-    let many = keys.iter().map(|n| n.any_of().len()).sum::<usize>() > 64;
-    let tables: Vec<Vec<(u32, u32, u64, u32)>> = if many { segs.iter().map(|(_, s)| s.table()).collect::<Result<_, _>>().map_err(io)? } else { Vec::new() };
-    let find = |i: usize, k: u32| -> std::io::Result<Option<(u32, u64, u32)>> {
-        match tables.get(i) {
-            Some(t) => Ok(t.binary_search_by_key(&k, |e| e.0).ok().map(|j| (t[j].1, t[j].2, t[j].3))),
-            None => segs[i].1.find(k),
-        }
-    };
     let mut found: Vec<(u64, Vec<(usize, u32, u64, u32)>)> = Vec::with_capacity(keys.len());
     for need in keys {
         let mut at = Vec::new();
         let mut bytes = 0u64;
-        for k in need.any_of() {
-            for i in 0..segs.len() {
-                if let Some((last, off, len)) = find(i, k).map_err(io)? {
-                    at.push((i, last, off, len));
-                    bytes += len as u64;
-                }
+        for (i, (_, seg)) in segs.iter().enumerate() {
+            let lists = match *need {
+                Need::Key(k) => seg.find(k).map_err(io)?.into_iter().collect::<Vec<_>>(),
+                Need::Range(lo, hi) => seg.range(lo, hi).map_err(io)?,
+            };
+            for (last, off, len) in lists {
+                at.push((i, last, off, len));
+                bytes += len as u64;
             }
         }
         if at.is_empty() {

@@ -222,6 +222,28 @@ impl Segment {
         Ok(None)
     }
 
+    /// (last id, offset, length) of the lists of the keys `lo..=hi`: the first found by
+    /// bisecting the key table, the rest read after it (a range is at most 256 keys).
+    pub(super) fn range(&self, lo: u32, hi: u32) -> std::io::Result<Vec<(u32, u64, u32)>> {
+        let (mut a, mut b) = (0u64, self.keys);
+        while a < b {
+            let mid = (a + b) / 2;
+            if self.entry(mid)?.0 < lo {
+                a = mid + 1;
+            } else {
+                b = mid;
+            }
+        }
+        let n = (self.keys - a).min(hi.saturating_sub(lo) as u64 + 1);
+        let mut t = vec![0u8; (n * ENTRY) as usize];
+        read_exact_at(&self.file, &mut t, self.table + a * ENTRY)?;
+        Ok(t.chunks(ENTRY as usize)
+            .map(|e| (u32::from_le_bytes(e[0..4].try_into().unwrap()), u32::from_le_bytes(e[4..8].try_into().unwrap()), u64::from_le_bytes(e[8..16].try_into().unwrap()), u32::from_le_bytes(e[16..20].try_into().unwrap())))
+            .take_while(|e| e.0 <= hi)
+            .map(|(_, last, off, len)| (last, off, len))
+            .collect())
+    }
+
     /// The bytes of a list found by [`Segment::find`].
     pub(super) fn list(&self, off: u64, len: u32) -> std::io::Result<Vec<u8>> {
         if off + len as u64 > self.table - 8 {
@@ -294,6 +316,10 @@ mod tests {
         assert_eq!(s.list(2, 2).unwrap(), vec![0xac, 0x02]);
         assert_eq!(s.find(8).unwrap(), None);
         assert_eq!(s.find(1 << 24 | 5).unwrap(), Some((4, 4, 1)));
+        assert_eq!(s.range(0, 7).unwrap(), vec![(9, 0, 2), (300, 2, 2)]);
+        assert_eq!(s.range(2, 8).unwrap(), vec![(300, 2, 2)]);
+        assert_eq!(s.range(8, 1 << 24).unwrap(), vec![]);
+        assert_eq!(s.range(8, u32::MAX).unwrap(), vec![(4, 4, 1)]);
         assert_eq!(s.table().unwrap().len(), 3);
         let good = std::fs::read(&p).unwrap();
         let mut bad = good.clone();
