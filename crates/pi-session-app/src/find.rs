@@ -149,6 +149,14 @@ impl FindState {
         Ok(hits_in_file_all(&self.updated(ex)?, query, path)?)
     }
 
+    /// Says a build is on its way (before its thread starts: the status a caller reads right
+    /// after resuming or starting one says so), or not after all (its thread did not start).
+    pub fn set_build_pending(&self, pending: bool) {
+        if !pending || (self.enabled() && !self.is_paused()) {
+            self.status.lock().unwrap().building = pending;
+        }
+    }
+
     /// Pauses the build (it stops after the batch it is on, keeping what it did; searches read
     /// the files it has not done) or resumes it. True when a build should start now.
     pub fn set_paused(&self, ex: &Explorer, paused: bool) -> R<bool> {
@@ -182,12 +190,16 @@ impl FindState {
     /// do, across the roots, with the estimated size and time left, to `progress`. Nothing when
     /// the index is off or paused.
     pub fn build(&self, ex: &Explorer, progress: impl Fn(SearchIndexProgress) + Sync) {
+        let status = self.status.clone();
         if !self.enabled() || self.is_paused() {
+            status.lock().unwrap().building = false;
             return;
         }
         // Opening an index may recover its write-ahead log: background work too.
-        let Ok(ixs) = at_low_priority(|| self.indexes(ex)) else { return };
-        let status = self.status.clone();
+        let Ok(ixs) = at_low_priority(|| self.indexes(ex)) else {
+            status.lock().unwrap().building = false;
+            return;
+        };
         status.lock().unwrap().building = true;
         let mut before = SearchIndexProgress::default();
         let mut error = None;

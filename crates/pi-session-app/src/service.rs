@@ -190,7 +190,10 @@ impl App {
     fn build_indexes_in_background(self: &Arc<Self>) {
         let app = self.clone();
         let explorer = self.explorer();
-        let _ = std::thread::Builder::new().name("index-roots".into()).spawn(move || app.build_indexes(&explorer));
+        self.find.set_build_pending(true);
+        if std::thread::Builder::new().name("index-roots".into()).spawn(move || app.build_indexes(&explorer)).is_err() {
+            self.find.set_build_pending(false);
+        }
     }
 
     /// Pauses the search indexes' build or resumes it (then it goes on in the background).
