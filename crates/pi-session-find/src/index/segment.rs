@@ -5,9 +5,9 @@
 //!
 //! A file: `PIPOST02`, the lists, the key table (per key, ascending: key u32, last id u32,
 //! offset u64 into the lists, length u32), the number of keys (u32), of list bytes (u64), and a
-//! check of everything before it (u64, [`Check`]: 8 bytes a step). Little-endian; written in one pass (lists as they
-//! come, the table at the end). A file whose length, magic or check does not add up is damage:
-//! the whole index is set aside and built again.
+//! check of everything before it (u64, [`Check`]: 8 bytes a step). Little-endian; written in
+//! one pass (lists as they come, the table at the end). A file whose length, magic or check
+//! does not add up is damage: the whole index is set aside and built again.
 
 use std::fs::File;
 use std::io::Write;
@@ -151,6 +151,11 @@ pub(super) fn write(dir: &Path, name: &str, lists: &[(u32, u32, Vec<u8>)]) -> st
     w.finish()
 }
 
+/// A key table entry: (key, last id, offset, length).
+fn decode_entry(e: &[u8]) -> (u32, u32, u64, u32) {
+    (u32::from_le_bytes(e[0..4].try_into().unwrap()), u32::from_le_bytes(e[4..8].try_into().unwrap()), u64::from_le_bytes(e[8..16].try_into().unwrap()), u32::from_le_bytes(e[16..20].try_into().unwrap()))
+}
+
 fn read_exact_at(f: &File, buf: &mut [u8], off: u64) -> std::io::Result<()> {
     #[cfg(unix)]
     {
@@ -204,7 +209,7 @@ impl Segment {
     fn entry(&self, i: u64) -> std::io::Result<(u32, u32, u64, u32)> {
         let mut e = [0u8; ENTRY as usize];
         read_exact_at(&self.file, &mut e, self.table + i * ENTRY)?;
-        Ok((u32::from_le_bytes(e[0..4].try_into().unwrap()), u32::from_le_bytes(e[4..8].try_into().unwrap()), u64::from_le_bytes(e[8..16].try_into().unwrap()), u32::from_le_bytes(e[16..20].try_into().unwrap())))
+        Ok(decode_entry(&e))
     }
 
     /// (last id, offset, length) of `key`'s list, found by bisecting the key table.
@@ -238,7 +243,7 @@ impl Segment {
         let mut t = vec![0u8; (n * ENTRY) as usize];
         read_exact_at(&self.file, &mut t, self.table + a * ENTRY)?;
         Ok(t.chunks(ENTRY as usize)
-            .map(|e| (u32::from_le_bytes(e[0..4].try_into().unwrap()), u32::from_le_bytes(e[4..8].try_into().unwrap()), u64::from_le_bytes(e[8..16].try_into().unwrap()), u32::from_le_bytes(e[16..20].try_into().unwrap())))
+            .map(decode_entry)
             .take_while(|e| e.0 <= hi)
             .map(|(_, last, off, len)| (last, off, len))
             .collect())
@@ -258,7 +263,7 @@ impl Segment {
     pub(super) fn table(&self) -> std::io::Result<Vec<(u32, u32, u64, u32)>> {
         let mut t = vec![0u8; (self.keys * ENTRY) as usize];
         read_exact_at(&self.file, &mut t, self.table)?;
-        Ok(t.chunks(ENTRY as usize).map(|e| (u32::from_le_bytes(e[0..4].try_into().unwrap()), u32::from_le_bytes(e[4..8].try_into().unwrap()), u64::from_le_bytes(e[8..16].try_into().unwrap()), u32::from_le_bytes(e[16..20].try_into().unwrap()))).collect())
+        Ok(t.chunks(ENTRY as usize).map(decode_entry).collect())
     }
 }
 /// Removes from `dir` the posting files (and temporary files) that `keep` does not name.
