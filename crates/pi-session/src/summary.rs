@@ -169,8 +169,15 @@ pub fn index_all(files: Vec<(PathBuf, u64)>, progress: impl Fn(usize, usize) + S
     let mut order: Vec<usize> = (0..total).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(files[i].1));
     // Enough files to keep every core busy: each file is read on one core (parsing a big one
-    // ahead on the others would only add hand-offs). A few files: each on all of them.
-    let cores = if total > 4 * rayon::current_num_threads() { crate::session::Cores::One } else { crate::session::Cores::All };
+    // ahead on the others would only add hand-offs). A few files: each on all of them. So is a
+    // file of more than one core's share of the bytes (a root that is mostly one 165 MB
+    // session): on one core it alone would set the time of the whole listing.
+    let threads = rayon::current_num_threads() as u64;
+    let bytes: u64 = files.iter().map(|f| f.1).sum();
+    let cores = |size: u64| {
+        use crate::session::Cores;
+        if total as u64 <= 4 * threads || size.saturating_mul(threads) > bytes { Cores::All } else { Cores::One }
+    };
     // One file per task: rayon otherwise runs a quarter of the list (the biggest files) as
     // one sequential piece that no idle core can take a file from (one of two cores sat idle
     // for the last 0.3 s of a 1.8 s index of 10,000 files).
@@ -179,7 +186,7 @@ pub fn index_all(files: Vec<(PathBuf, u64)>, progress: impl Fn(usize, usize) + S
         .with_max_len(1)
         .map(|&i| {
             let (path, size) = &files[i];
-            let r = Session::open_on(path, cores).map(|s| SessionSummary::of(&s, *size));
+            let r = Session::open_on(path, cores(*size)).map(|s| SessionSummary::of(&s, *size));
             let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
             progress(n, total);
             (i, (path.clone(), r))
