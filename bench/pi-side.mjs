@@ -9,7 +9,9 @@
 //       folder, then time SessionManager.open(copy) + getTree() + buildSessionContext().
 //       Stops after --budget-ms of wall time (the result says how far it got). pi rewrites
 //       a file on open in some cases (migration, bad header); the copy is checked afterwards
-//       and any rewrite is counted.
+//       and any rewrite is counted. With --in-place the paths are opened as they are (the
+//       caller's throw-away copies: nothing but pi's own work runs in the process, so the
+//       process's whole time can be compared, and a cold copy stays cold).
 //
 // Prints one JSON line. The pinned pi package is imported by absolute path:
 // $PI_PACKAGE (a package folder) or ../tests/pi-oracle/node_modules/@mariozechner/pi-coding-agent.
@@ -29,7 +31,7 @@ const opt = (name, dflt) => {
 	return i >= 0 ? rest[i + 1] : dflt;
 };
 if (!mode || !target || !["listall", "open"].includes(mode)) {
-	console.error("usage: node pi-side.mjs listall <agentDir> | open <fileList> [--budget-ms N] [--tmp DIR]");
+	console.error("usage: node pi-side.mjs listall <agentDir> | open <fileList> [--budget-ms N] [--tmp DIR] [--in-place]");
 	process.exit(2);
 }
 if (mode === "listall") process.env.PI_CODING_AGENT_DIR = resolve(target);
@@ -50,14 +52,15 @@ if (mode === "listall") {
 } else {
 	const files = readFileSync(target, "utf8").split("\n").filter(Boolean);
 	const budget = Number(opt("--budget-ms", "Infinity"));
+	const inPlace = rest.includes("--in-place");
 	const tmp = mkdtempSync(join(opt("--tmp", tmpdir()), "pi-side-"));
 	const start = performance.now();
 	let done = 0, bytes = 0, openMs = 0, treeMs = 0, ctxMs = 0, rewrote = 0, entries = 0, messages = 0, maxFileMs = 0;
 	try {
 		for (const f of files) {
 			if (performance.now() - start > budget) break;
-			const copy = join(tmp, basename(f));
-			copyFileSync(f, copy);
+			const copy = inPlace ? f : join(tmp, basename(f));
+			if (!inPlace) copyFileSync(f, copy);
 			const before = statSync(copy);
 			const t0 = performance.now();
 			const sm = SessionManager.open(copy);
@@ -76,7 +79,7 @@ if (mode === "listall") {
 			messages += ctx.messages.length + (tree.length > 0 ? 0 : 0);
 			bytes += before.size;
 			done++;
-			unlinkSync(copy);
+			if (!inPlace) unlinkSync(copy);
 		}
 	} finally {
 		rmSync(tmp, { recursive: true, force: true });

@@ -14,8 +14,10 @@
 //! (the corpus's pages dropped with `posix_fadvise(POSIX_FADV_DONTNEED)` first); and, with the
 //! pinned pi packages (bench/pi-side.mjs): `SessionManager.listAll()` and
 //! `open + getTree + buildSessionContext` for the biggest file (pi 0.73.1 and pi 1.6.0) and for
-//! every file (pi 0.73.1). Prints the ratios first, then a table per corpus, and with `--json`
-//! one JSON line.
+//! every file (pi 0.73.1). The floor's rows (the first listing, the big session's first open
+//! and its reopen from the snapshot, the cached listing) are timed both as whole processes and
+//! in process, warm and cold, for both pis (`bench/versus.rs`). Prints the ratios first, then a
+//! table per corpus, and with `--json` one JSON line.
 
 use crate::corpus::Profile;
 use crate::lines;
@@ -32,9 +34,10 @@ mod floor;
 mod in_process;
 mod pi_steps;
 mod report;
+mod versus;
 
 use child::{children_cpu_secs, run, run_opts, Run};
-use in_process::{cached_open, incremental};
+use in_process::{cached_open, incremental, list_in_process, open_in_process};
 use report::{gbps, mb, ratio, secs, Ratio, Report};
 
 #[derive(Parser)]
@@ -103,6 +106,14 @@ struct Cli {
     /// the context at the leaf, print JSON
     #[arg(long, value_names = ["FILE", "DIR"], num_args = 2, hide = true)]
     cached_open: Option<Vec<PathBuf>>,
+    /// (internal) List ROOT as `pi-session list` does (cache in $PI_SESSION_CACHE_DIR), timed in
+    /// process, print JSON
+    #[arg(long, value_name = "ROOT", hide = true)]
+    list_in_process: Option<PathBuf>,
+    /// (internal) Open FILE without a snapshot and build the context at its leaf, timed in
+    /// process, print JSON
+    #[arg(long, value_name = "FILE", hide = true)]
+    open_in_process: Option<PathBuf>,
 }
 
 // ---------------------------------------------------------------- the corpus
@@ -230,17 +241,14 @@ fn cat_all(c: &Corpus, list0: &Path) -> std::io::Result<Run> {
 /// user may do for files it can open, and which leaves the rest of the machine's cache alone).
 /// Returns how many files it was applied to.
 fn drop_pages(c: &Corpus) -> usize {
+    c.files.iter().filter(|(p, _)| std::fs::File::open(p).is_ok_and(|f| drop_file_pages(&f))).count()
+}
+
+/// Drops the page cache of one open file (its dirty pages stay: write them out first).
+fn drop_file_pages(f: &std::fs::File) -> bool {
     use std::os::fd::AsRawFd;
-    let mut n = 0;
-    for (p, _) in &c.files {
-        if let Ok(f) = std::fs::File::open(p) {
-            // SAFETY: a valid open descriptor; advice only.
-            if unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) } == 0 {
-                n += 1;
-            }
-        }
-    }
-    n
+    // SAFETY: a valid open descriptor; advice only.
+    unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) == 0 }
 }
 
 fn stamp_all(c: &Corpus) -> Vec<(u64, Option<SystemTime>)> {
@@ -337,9 +345,11 @@ fn run_pi(cli: &Cli, pi: &Pi, heap: Option<u32>, args: &[&OsStr]) -> std::io::Re
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     // The internal modes: one JSON line on success.
-    let internal = match (cli.cached_open.as_deref(), &cli.append_bench) {
-        (Some([file, dir]), _) => Some(cached_open(file, dir)),
-        (_, Some(f)) => Some(incremental(f, cli.appends.max(1))),
+    let internal = match (cli.cached_open.as_deref(), &cli.append_bench, &cli.list_in_process, &cli.open_in_process) {
+        (Some([file, dir]), ..) => Some(cached_open(file, dir)),
+        (_, Some(f), ..) => Some(incremental(f, cli.appends.max(1))),
+        (_, _, Some(root), _) => Some(list_in_process(root)),
+        (.., Some(f)) => Some(open_in_process(f)),
         _ => None,
     };
     if let Some(r) = internal {
@@ -390,23 +400,24 @@ pub fn main() -> ExitCode {
 
     // Ratios first (one column per corpus), then each corpus's table.
     println!();
-    println!("— ratios (targets of the index: full index ÷ cat ≤ 1.5×; pi ÷ ours ≥ 40× for the big session, ≥ 30× for the first listing)");
+    println!("— ratios (the floor's rows first, pi ÷ ours as whole processes / in process; targets: full index ÷ cat ≤ 1.5×,");
+    println!("  first listing ≥ 45× pi 0.73.1 and ≥ 25× pi 1.6.0, the big session's first open ≥ 40× and ≥ 20×)");
     let labels: Vec<&str> = done.iter().map(|d| d.0.as_str()).collect();
-    let mut keys: Vec<(&'static str, &'static str)> = Vec::new();
+    let mut keys: Vec<(&str, &str)> = Vec::new();
     for (_, _, rs) in &done {
         for r in rs {
             if !keys.iter().any(|k| k.0 == r.key) {
-                keys.push((r.key, r.label));
+                keys.push((&r.key, &r.label));
             }
         }
     }
     let w0 = keys.iter().map(|k| k.1.chars().count()).max().unwrap_or(0);
-    println!("  {:<w0$}  {}", "", labels.iter().map(|l| format!("{l:>12}")).collect::<Vec<_>>().join(""));
+    println!("  {:<w0$}  {}", "", labels.iter().map(|l| format!("{l:>16}")).collect::<Vec<_>>().join(""));
     for (key, label) in &keys {
         let cells: Vec<String> = done
             .iter()
             .map(|(_, _, rs)| rs.iter().find(|r| r.key == *key).map_or("—".to_string(), |r| r.show()))
-            .map(|c| format!("{c:>12}"))
+            .map(|c| format!("{c:>16}"))
             .collect();
         println!("  {label:<w0$}  {}", cells.join(""));
     }
@@ -418,7 +429,10 @@ pub fn main() -> ExitCode {
         rep.print();
         let mut rj = serde_json::Map::new();
         for r in rs.iter() {
-            rj.insert(r.key.to_string(), ((r.value * 100.0).round() / 100.0).into());
+            rj.insert(r.key.clone(), ((r.value * 100.0).round() / 100.0).into());
+            if let Some(i) = r.in_process {
+                rj.insert(format!("{}InProcess", r.key), ((i * 100.0).round() / 100.0).into());
+            }
         }
         rep.set("ratios", Value::Object(rj));
         rep.set("failures", rep.failures.clone().into());
@@ -531,6 +545,8 @@ fn bench(cli: &Cli, c: &Corpus, rep: &mut Report) -> Vec<Ratio> {
     let mut big_cached_cli: Option<f64> = None;
     let skeleton_cache = work.join("skeleton-cache");
     let mut tree_rss = None;
+    // The floor's rows, ours: whole process and in process (`[0]` warm, `[1]` cold).
+    let mut fl = versus::Ours::default();
     let check_cache = work.join("check-cache");
     let _ = std::fs::create_dir_all(&check_cache);
     for &cold in modes {
@@ -571,6 +587,15 @@ fn bench(cli: &Cli, c: &Corpus, rep: &mut Report) -> Vec<Ratio> {
         if !cold {
             list_second = ours(rep, "list --json (second run, cache warm)", "oursListSecond", &mut list_cmd(), Run::ok, list_note);
         }
+        // The same listing timed in process (fresh processes; a cache folder of their own).
+        let in_cache = work.join(format!("list-cache-in-{tag}"));
+        let _ = std::fs::remove_dir_all(&in_cache);
+        let _ = std::fs::create_dir_all(&in_cache);
+        prep();
+        fl.list_in[m] = versus::in_child(rep, &format!("listing, first, no cache, in process ({tag})"), &key("oursListFirstInProcess"), OsStr::new("--list-in-process"), &c.root, Some(&in_cache));
+        if !cold {
+            fl.list_cached_in = versus::in_child(rep, "listing, cache warm, in process", "oursListSecondInProcess", OsStr::new("--list-in-process"), &c.root, Some(&in_cache));
+        }
         // ---- ours: the biggest file, tree + context (two processes: each opens the file)
         prep();
         let tree = ours(rep, &format!("tree BIGGEST --json ({tag})"), &key("oursTree"), Command::new(&pi_session).env("PI_SESSION_SKELETON_MIN_BYTES", "off").arg("tree").arg(&biggest).arg("--json"), Run::ok, |r| {
@@ -593,10 +618,17 @@ fn bench(cli: &Cli, c: &Corpus, rep: &mut Report) -> Vec<Ratio> {
             let note = |r: &Run| format!("{:.1} MB of JSON, peak RSS {}", r.stdout_len as f64 / 1e6, mb(r.max_rss_kb));
             let a = ours(rep, "tree BIGGEST --json (skeleton cache warm)", "oursTreeCached", &mut cached("tree"), Run::ok, note);
             let b = ours(rep, "context BIGGEST --json (skeleton cache warm)", "oursContextCached", &mut cached("context"), Run::ok, note);
+            fl.snapshot_whole = b.as_ref().map(|t| t.secs);
             if let (Some(a), Some(b)) = (a, b) {
                 big_cached_cli = Some(a.secs + b.secs);
             }
         }
+        fl.open_whole[m] = ctx.as_ref().map(|t| t.secs);
+        prep();
+        if cold {
+            drop_pages(c);
+        }
+        fl.open_in[m] = versus::in_child(rep, &format!("context BIGGEST, no snapshot, in process ({tag})"), &key("oursOpenInProcess"), OsStr::new("--open-in-process"), &biggest, None);
         if let (Some(a), Some(b)) = (&tree, &ctx) {
             big[m] = Some(a.secs + b.secs);
             if !cold {
@@ -659,6 +691,7 @@ fn bench(cli: &Cli, c: &Corpus, rep: &mut Report) -> Vec<Ratio> {
     let mut pi_list: Vec<(&'static str, f64, u64)> = Vec::new();
     let mut pi_big: Vec<(&'static str, f64, u64)> = Vec::new();
     let mut pi_all_s = None;
+    let mut pi_floor = Vec::new();
     if !cli.no_pi {
         let (pis, note) = pis(cli);
         let before = stamp_all(c);
@@ -667,13 +700,14 @@ fn bench(cli: &Cli, c: &Corpus, rep: &mut Report) -> Vec<Ratio> {
         }
         for pi in &pis {
             rep.section(&format!("{} (bench/pi-side.mjs, warm)", pi.label));
-            let pr = pi_steps::run_steps(cli, pi, c, &biggest, &work, &list0, rep, pi.key == "pi");
-            if let Some(x) = pr.list {
-                pi_list.push((pi.key, x.0, x.1));
+            let pr = pi_steps::run_steps(cli, pi, c, &biggest, &work, &list0, rep, pi.key == "pi", cold_ok);
+            if let Some(x) = pr.list[0] {
+                pi_list.push((pi.key, x.in_process, x.rss_kb));
             }
-            if let Some(x) = pr.big {
-                pi_big.push((pi.key, x.0, x.1));
+            if let Some(x) = pr.big[0] {
+                pi_big.push((pi.key, x.in_process, x.rss_kb));
             }
+            pi_floor.push((pi.key, pi.label, pr.list, pr.big));
             if pi.key == "pi" {
                 pi_all_s = pr.all;
             }
@@ -688,11 +722,15 @@ fn bench(cli: &Cli, c: &Corpus, rep: &mut Report) -> Vec<Ratio> {
     }
     let _ = std::fs::remove_dir_all(&work);
 
-    // ---- ratios
-    let mut out = Vec::new();
-    let mut add = |key: &'static str, label: &'static str, v: Option<f64>, unit: &'static str| {
+    let lf = |m: usize| list_first[m].as_ref().map(|t: &Timed| t.secs);
+    // ---- ratios: the floor's rows first
+    fl.snapshot_in = big_cached_in_process;
+    fl.list_whole = [lf(0), lf(1)];
+    fl.list_cached_whole = list_second.as_ref().map(|t| t.secs);
+    let mut out = versus::floor_ratios(&fl, &pi_floor);
+    let mut add = |key: &str, label: &str, v: Option<f64>, unit: &'static str| {
         if let Some(value) = v {
-            out.push(Ratio { key, label, value, unit });
+            out.push(Ratio { key: key.into(), label: label.into(), value, in_process: None, unit });
         }
     };
     add("checkOverCat", "full index ÷ cat, warm, median of the pairs (≤ 1.5×)", over_cat[0], "×");
@@ -709,7 +747,6 @@ fn bench(cli: &Cli, c: &Corpus, rep: &mut Report) -> Vec<Ratio> {
     add("biggestPi16CachedInProcess", "big session, skeleton cache warm, in process: pi 1.6.0 ÷ ours", ratio(find(&pi_big, "pi16"), big_cached_in_process), "×");
     add("biggestPi073Cold", "big session: pi 0.73.1 (warm) ÷ ours (cold)", ratio(find(&pi_big, "pi"), big[1]), "×");
     add("biggestPi16Cold", "big session: pi 1.6.0 (warm) ÷ ours (cold)", ratio(find(&pi_big, "pi16"), big[1]), "×");
-    let lf = |m: usize| list_first[m].as_ref().map(|t: &Timed| t.secs);
     add("listFirstPi073", "first listing, no cache: pi 0.73.1 listAll ÷ ours, warm (≥ 30×)", ratio(find(&pi_list, "pi"), lf(0)), "×");
     add("listFirstPi16", "first listing, no cache: pi 1.6.0 listAll ÷ ours, warm (≥ 30×)", ratio(find(&pi_list, "pi16"), lf(0)), "×");
     add("listFirstPi073Cold", "first listing: pi 0.73.1 (warm) ÷ ours (cold)", ratio(find(&pi_list, "pi"), lf(1)), "×");

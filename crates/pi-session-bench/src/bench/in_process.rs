@@ -126,3 +126,33 @@ pub(super) fn cached_open(file: &Path, dir: &Path) -> Result<Value, String> {
     Ok(json!({"openS": open_s, "totalS": total_s, "contextMessages": messages, "entries": entries}))
 }
 
+
+/// `--list-in-process ROOT`: in a fresh process, the listing as `pi-session list` builds it
+/// (the persistent cache in `$PI_SESSION_CACHE_DIR` loaded, new and changed files indexed,
+/// the lineage), timed in process; then the cache is saved (not timed) and nothing printed but
+/// one JSON line. With an empty cache folder it is the first listing; run again, the cache is
+/// warm.
+pub(super) fn list_in_process(root: &Path) -> Result<Value, String> {
+    let t = Instant::now();
+    let (l, mut cache) = pi_session::listing::list_with_cache(root);
+    let lineage = std::hint::black_box(pi_session::listing::fork_graph_cached(root, &l.sessions, &mut cache));
+    let s = t.elapsed().as_secs_f64();
+    cache.save_if_changed();
+    let sessions = l.sessions.len();
+    std::mem::forget((l, lineage, cache));
+    Ok(json!({"s": s, "sessions": sessions}))
+}
+
+/// `--open-in-process FILE`: in a fresh process, the first open of FILE without a snapshot
+/// (read in full, tree included) and the context at its leaf, as `pi-session context` does
+/// with the skeleton cache off, timed in process. One JSON line.
+pub(super) fn open_in_process(file: &Path) -> Result<Value, String> {
+    let t = Instant::now();
+    let s = Session::open(file).map_err(|e| e.to_string())?;
+    let leaf = s.resolve_leaf(None).map_err(|e| e.to_string())?;
+    let messages = std::hint::black_box(pi_session::view::ContextJson::of(&s, leaf).map_err(|e| e.to_string())?).messages.len();
+    let total_s = t.elapsed().as_secs_f64();
+    let entries = s.index.entries.len();
+    std::mem::forget(s);
+    Ok(json!({"s": total_s, "contextMessages": messages, "entries": entries}))
+}

@@ -69,19 +69,23 @@ pub(super) fn ratio(a: Option<f64>, b: Option<f64>) -> Option<f64> {
 
 /// A ratio for the summary table.
 pub(super) struct Ratio {
-    pub(super) key: &'static str,
-    pub(super) label: &'static str,
+    pub(super) key: String,
+    pub(super) label: String,
+    /// The ratio (for the floor's rows, of whole processes).
     pub(super) value: f64,
+    /// The floor's rows: the same ratio in process, shown after the whole-process one.
+    pub(super) in_process: Option<f64>,
     /// An absolute figure rather than a ratio (entries per second per core, MB).
     pub(super) unit: &'static str,
 }
 
 impl Ratio {
     pub(super) fn show(&self) -> String {
-        match self.unit {
-            "×" => format!("{:.1}×", self.value),
-            "k/s" => format!("{:.0} k/s", self.value / 1e3),
-            u => format!("{:.0} {u}", self.value),
+        match (self.unit, self.in_process) {
+            ("×", Some(i)) => format!("{:.1}× / {i:.1}×", self.value),
+            ("×", None) => format!("{:.1}×", self.value),
+            ("k/s", _) => format!("{:.0} k/s", self.value / 1e3),
+            (u, _) => format!("{:.0} {u}", self.value),
         }
     }
 }

@@ -1,0 +1,120 @@
+//! The floor's rows, pi ÷ ours: the first listing (no cache), the big session's first open
+//! (no snapshot: `context --json`), the same session reopened from its snapshot, and the
+//! listing with its cache warm; warm and cold, each both ways: whole processes (spawn to exit,
+//! what a user times: for pi, Node's start and the import of the package too) and in process
+//! (the call alone: pi-side.mjs's `performance.now()` around it, and ours in a fresh process
+//! timed around the same work, nothing printed).
+
+use std::ffi::OsStr;
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+use super::child::run;
+use super::pi_steps::PiRun;
+use super::report::{mb, ratio, secs, Ratio, Report};
+use super::sibling;
+
+/// Our side of the floor's rows, in seconds (`[0]` warm, `[1]` cold).
+#[derive(Default)]
+pub(super) struct Ours {
+    pub list_whole: [Option<f64>; 2],
+    pub list_in: [Option<f64>; 2],
+    pub list_cached_whole: Option<f64>,
+    pub list_cached_in: Option<f64>,
+    pub open_whole: [Option<f64>; 2],
+    pub open_in: [Option<f64>; 2],
+    pub snapshot_whole: Option<f64>,
+    pub snapshot_in: Option<f64>,
+}
+
+/// One pi's side: its JSON key ("pi", "pi16"), its label, `listAll` and the big session's
+/// open + getTree + buildSessionContext (`[0]` warm, `[1]` cold).
+pub(super) type PiFloor = (&'static str, &'static str, [Option<PiRun>; 2], [Option<PiRun>; 2]);
+
+/// Runs `pi-bench FLAG ARG` (an internal mode that prints `{"s": …}`) in a fresh process,
+/// with `$PI_SESSION_CACHE_DIR` set to `cache` when given, and records the row.
+pub(super) fn in_child(rep: &mut Report, label: &str, key: &str, flag: &OsStr, arg: &Path, cache: Option<&Path>) -> Option<f64> {
+    let mut cmd = Command::new(std::env::current_exe().unwrap_or_else(|_| sibling("pi-bench")));
+    cmd.arg(flag).arg(arg);
+    if let Some(d) = cache {
+        cmd.env("PI_SESSION_CACHE_DIR", d);
+    }
+    let r = match run(&mut cmd, true) {
+        Ok(r) if r.ok() => r,
+        Ok(r) => {
+            rep.fail(label, r.describe_failure());
+            return None;
+        }
+        Err(e) => {
+            rep.fail(label, e.to_string());
+            return None;
+        }
+    };
+    match serde_json::from_slice::<Value>(&r.stdout).ok().and_then(|j| j["s"].as_f64()) {
+        Some(s) => {
+            rep.row(label, secs(s), format!("a fresh process timed around the work (the whole process {}, peak RSS {})", secs(r.secs), mb(r.max_rss_kb)));
+            rep.set(&format!("{key}S"), s.into());
+            Some(s)
+        }
+        None => {
+            rep.fail(label, format!("no figure in {:?}", String::from_utf8_lossy(&r.stdout)));
+            None
+        }
+    }
+}
+
+/// The floor's ratios, row by row: each row's value is the whole-process ratio, then the
+/// in-process one.
+pub(super) fn floor_ratios(o: &Ours, pis: &[PiFloor]) -> Vec<Ratio> {
+    let mut out = Vec::new();
+    let whole = |x: &Option<PiRun>| x.map(|p| p.whole);
+    let inner = |x: &Option<PiRun>| x.map(|p| p.in_process);
+    let mut push = |key: String, label: String, w: Option<f64>, i: Option<f64>| {
+        if let Some(value) = w.or(i) {
+            out.push(Ratio { key, label, value, in_process: w.and(i), unit: "×" });
+        }
+    };
+    let name = |k: &str| if k == "pi" { "Pi073" } else { "Pi16" };
+    let temps = [(0, "warm", "Warm"), (1, "cold", "Cold")];
+    for (k, label, list, _) in pis {
+        let target = if *k == "pi" { "≥ 45×" } else { "≥ 25×" };
+        for (m, t, tk) in temps {
+            push(
+                format!("floorListFirst{tk}{}", name(k)),
+                format!("first listing, no cache, {t}: {label} listAll ÷ ours ({target})"),
+                ratio(whole(&list[m]), o.list_whole[m]),
+                ratio(inner(&list[m]), o.list_in[m]),
+            );
+        }
+    }
+    for (k, label, _, big) in pis {
+        let target = if *k == "pi" { "≥ 40×" } else { "≥ 20×" };
+        for (m, t, tk) in temps {
+            push(
+                format!("floorOpenFirst{tk}{}", name(k)),
+                format!("big session, first open (no snapshot), {t}: {label} ÷ ours ({target})"),
+                ratio(whole(&big[m]), o.open_whole[m]),
+                ratio(inner(&big[m]), o.open_in[m]),
+            );
+        }
+    }
+    for (k, label, _, big) in pis {
+        push(
+            format!("floorOpenSnapshot{}", name(k)),
+            format!("big session from its snapshot, warm: {label} ÷ ours"),
+            ratio(whole(&big[0]), o.snapshot_whole),
+            ratio(inner(&big[0]), o.snapshot_in),
+        );
+    }
+    for (k, label, list, _) in pis {
+        push(
+            format!("floorListCached{}", name(k)),
+            format!("listing, cache warm: {label} listAll ÷ ours"),
+            ratio(whole(&list[0]), o.list_cached_whole),
+            ratio(inner(&list[0]), o.list_cached_in),
+        );
+    }
+    out
+}
