@@ -125,7 +125,7 @@ fn scan_on(root: &Path, parallel: bool) -> Scan {
         let path = ent.path();
         let Ok(ft) = ent.file_type() else { continue };
         if is_jsonl(&name) {
-            consider(&path, ft.is_symlink(), &inside, &mut out);
+            consider(&path, &ent, ft.is_symlink(), &inside, &mut out);
         } else if name.to_string_lossy().starts_with('.') {
             continue;
         } else if ft.is_dir() {
@@ -145,7 +145,7 @@ fn scan_on(root: &Path, parallel: bool) -> Scan {
             for ent in rd.flatten() {
                 if is_jsonl(&ent.file_name()) {
                     let symlink = ent.file_type().map(|t| t.is_symlink()).unwrap_or(false);
-                    consider(&ent.path(), symlink, &inside, &mut part);
+                    consider(&ent.path(), &ent, symlink, &inside, &mut part);
                 }
             }
         }
@@ -240,7 +240,10 @@ fn outside_root(target: &Path) -> Diagnostic {
     )
 }
 
-fn consider(path: &Path, symlink: bool, inside: &Inside, out: &mut Scan) {
+/// `ent` is the folder entry of `path`: a file that is not a link is stat'ed through it
+/// (relative to the open folder, without walking the whole path again: a search's freshness
+/// check stats every file of the root).
+fn consider(path: &Path, ent: &std::fs::DirEntry, symlink: bool, inside: &Inside, out: &mut Scan) {
     if symlink {
         match std::fs::canonicalize(path) {
             Err(e) => return out.findings.push((path.to_path_buf(), Diagnostic::new(None, DiagKind::Unreadable, format!("cannot read: {e}")))),
@@ -252,7 +255,8 @@ fn consider(path: &Path, symlink: bool, inside: &Inside, out: &mut Scan) {
             Ok(_) => {}
         }
     }
-    match std::fs::metadata(path) {
+    let meta = if symlink { std::fs::metadata(path) } else { ent.metadata() };
+    match meta {
         Ok(m) if m.is_file() => {
             if symlink {
                 out.findings.push((path.to_path_buf(), Diagnostic::new(None, DiagKind::Symlink, "a symbolic link inside the sessions root; read through, never written through")));
