@@ -118,3 +118,50 @@ pub(super) fn floor_ratios(o: &Ours, pis: &[PiFloor]) -> Vec<Ratio> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(in_process: f64, whole: f64) -> Option<PiRun> {
+        Some(PiRun { in_process, whole, rss_kb: 0 })
+    }
+
+    #[test]
+    fn each_row_holds_pi_over_ours_whole_then_in_process() {
+        let ours = Ours {
+            list_whole: [Some(0.5), Some(2.0)],
+            list_in: [Some(0.4), None],
+            list_cached_whole: Some(0.02),
+            list_cached_in: Some(0.01),
+            open_whole: [Some(0.2), Some(0.25)],
+            open_in: [Some(0.1), Some(0.2)],
+            snapshot_whole: Some(0.05),
+            snapshot_in: None,
+        };
+        let pis: Vec<PiFloor> = vec![
+            ("pi", "pi 0.73.1", [run(20.0, 21.0), run(10.0, 11.0)], [run(4.0, 5.0), run(4.0, 5.0)]),
+            ("pi16", "pi 1.6.0", [run(8.0, 9.0), None], [run(2.0, 2.5), run(2.0, 2.5)]),
+        ];
+        let rows = floor_ratios(&ours, &pis);
+        let get = |k: &str| rows.iter().find(|r| r.key == k).unwrap_or_else(|| panic!("no row {k}"));
+        // Whole processes first, the call alone second.
+        let r = get("floorListFirstWarmPi073");
+        assert_eq!((r.value, r.in_process), (42.0, Some(50.0)));
+        assert_eq!(r.show(), "42.0× / 50.0×");
+        assert!(r.label.contains("pi 0.73.1") && r.label.contains("warm") && r.label.contains("≥ 45×"));
+        // One side missing in process: the whole-process ratio alone.
+        let r = get("floorListFirstColdPi073");
+        assert_eq!((r.value, r.in_process), (5.5, None));
+        assert_eq!(get("floorOpenFirstWarmPi16").show(), "12.5× / 20.0×");
+        assert!(get("floorOpenFirstWarmPi16").label.contains("≥ 20×"));
+        assert_eq!(get("floorOpenFirstColdPi073").show(), "20.0× / 20.0×");
+        assert_eq!(get("floorOpenSnapshotPi073").show(), "100.0×");
+        assert_eq!(get("floorListCachedPi16").show(), "450.0× / 800.0×");
+        // No pi 1.6.0 cold listing: no row rather than a made-up one.
+        assert!(rows.iter().all(|r| r.key != "floorListFirstColdPi16"));
+        // The rows come grouped: every listing row before every open row.
+        let first_open = rows.iter().position(|r| r.key.starts_with("floorOpen")).unwrap();
+        assert!(rows[..first_open].iter().all(|r| r.key.starts_with("floorListFirst")));
+    }
+}
