@@ -78,43 +78,36 @@ pub(super) fn floor_ratios(o: &Ours, pis: &[PiFloor]) -> Vec<Ratio> {
     };
     let name = |k: &str| if k == "pi" { "Pi073" } else { "Pi16" };
     let temps = [(0, "warm", "Warm"), (1, "cold", "Cold")];
-    for (k, label, list, _) in pis {
-        let target = if *k == "pi" { "≥ 45×" } else { "≥ 25×" };
-        for (m, t, tk) in temps {
-            push(
-                format!("floorListFirst{tk}{}", name(k)),
-                format!("first listing, no cache, {t}: {label} listAll ÷ ours ({target})"),
-                ratio(whole(&list[m]), o.list_whole[m]),
-                ratio(inner(&list[m]), o.list_in[m]),
-            );
+    // (key, what, pi's call, pi's side, ours whole and in process, targets against pi 0.73.1 / 1.6.0)
+    type Side = fn(&PiFloor) -> [Option<PiRun>; 2];
+    let firsts: [(&str, &str, &str, Side, [Option<f64>; 2], [Option<f64>; 2], [&str; 2]); 2] = [
+        ("floorListFirst", "first listing, no cache", " listAll", |p| p.2, o.list_whole, o.list_in, ["≥ 45×", "≥ 25×"]),
+        ("floorOpenFirst", "big session, first open (no snapshot)", "", |p| p.3, o.open_whole, o.open_in, ["≥ 40×", "≥ 20×"]),
+    ];
+    for (key, what, call, side, ours_whole, ours_in, targets) in firsts {
+        for p in pis {
+            let (k, label, theirs) = (p.0, p.1, side(p));
+            let target = targets[usize::from(k != "pi")];
+            for (m, t, tk) in temps {
+                push(
+                    format!("{key}{tk}{}", name(k)),
+                    format!("{what}, {t}: {label}{call} ÷ ours ({target})"),
+                    ratio(whole(&theirs[m]), ours_whole[m]),
+                    ratio(inner(&theirs[m]), ours_in[m]),
+                );
+            }
         }
     }
-    for (k, label, _, big) in pis {
-        let target = if *k == "pi" { "≥ 40×" } else { "≥ 20×" };
-        for (m, t, tk) in temps {
-            push(
-                format!("floorOpenFirst{tk}{}", name(k)),
-                format!("big session, first open (no snapshot), {t}: {label} ÷ ours ({target})"),
-                ratio(whole(&big[m]), o.open_whole[m]),
-                ratio(inner(&big[m]), o.open_in[m]),
-            );
+    // Warm only: (key, what, pi's call, pi's side, ours whole and in process).
+    let warm: [(&str, &str, &str, Side, Option<f64>, Option<f64>); 2] = [
+        ("floorOpenSnapshot", "big session from its snapshot, warm", "", |p| p.3, o.snapshot_whole, o.snapshot_in),
+        ("floorListCached", "listing, cache warm", " listAll", |p| p.2, o.list_cached_whole, o.list_cached_in),
+    ];
+    for (key, what, call, side, ours_whole, ours_in) in warm {
+        for p in pis {
+            let theirs = side(p);
+            push(format!("{key}{}", name(p.0)), format!("{what}: {}{call} ÷ ours", p.1), ratio(whole(&theirs[0]), ours_whole), ratio(inner(&theirs[0]), ours_in));
         }
-    }
-    for (k, label, _, big) in pis {
-        push(
-            format!("floorOpenSnapshot{}", name(k)),
-            format!("big session from its snapshot, warm: {label} ÷ ours"),
-            ratio(whole(&big[0]), o.snapshot_whole),
-            ratio(inner(&big[0]), o.snapshot_in),
-        );
-    }
-    for (k, label, list, _) in pis {
-        push(
-            format!("floorListCached{}", name(k)),
-            format!("listing, cache warm: {label} listAll ÷ ours"),
-            ratio(whole(&list[0]), o.list_cached_whole),
-            ratio(inner(&list[0]), o.list_cached_in),
-        );
     }
     out
 }
