@@ -352,3 +352,30 @@ fn a_child_outside_the_root_is_listed_opened_read_only_and_never_written() {
     assert_eq!(fs::read(&fx.outside).unwrap(), before);
     assert_eq!(fs::read_dir(fx.outside.parent().unwrap()).unwrap().count(), 2, "no file was added beside it");
 }
+
+/// The listing's index pass compares forks and spawns with their parents while both are open
+/// (`forks::together`): the lineage after it then compares nothing again, and equals the one
+/// found by comparing after the pass, in place and after a move (parents found by id).
+#[test]
+fn points_found_in_the_index_pass_equal_those_found_after_it() {
+    let fx = fixture();
+    let moved = fx.base.join("restored");
+    for (k, root) in [fx.root.clone(), moved.join("sessions")].into_iter().enumerate() {
+        if k == 1 {
+            fs::rename(fx.base.join("agent"), &moved).unwrap();
+        }
+        let want = lineage(&root);
+        let mut cache = ListCache::new(&root);
+        let l = pi_session::listing::list_cached(&root, pi_session::scan::scan(&root), &mut cache, |_| false).listing;
+        let mut found: Vec<PathBuf> = cache.files.iter().filter(|(_, e)| e.fork.is_some()).map(|(p, _)| p.clone()).collect();
+        found.sort();
+        let mut children: Vec<PathBuf> = l.sessions.iter().filter(|s| s.parent_session.is_some()).map(|s| s.path.clone()).collect();
+        children.sort();
+        assert_eq!(found, children, "root {k}: every child in the root compared in the pass");
+        assert_eq!(found.len(), 6, "root {k}: four spawns, a nested one, a fork");
+        cache.changed = false;
+        let got = fork_graph_cached(&root, &l.sessions, &mut cache);
+        assert!(!cache.changed, "root {k}: the lineage compared nothing again");
+        assert_eq!(got, want, "root {k}");
+    }
+}

@@ -119,6 +119,17 @@ impl ListCache {
         failed
     }
 
+    /// Keeps fork points the index pass found (child, what to keep: `forks::together`) with
+    /// their children's entries (a child that failed to index has none).
+    pub fn store_forks(&mut self, forks: Vec<(PathBuf, CachedFork)>) {
+        for (child, fork) in forks {
+            if let Some(entry) = self.files.get_mut(&child) {
+                entry.fork = Some(fork);
+                self.changed = true;
+            }
+        }
+    }
+
     /// The cached summary of a file if its stamp is unchanged.
     pub fn hit(&self, path: &Path, stamp: &FileStamp) -> Option<&CachedFile> {
         self.files.get(path).filter(|c| c.stamp == *stamp)

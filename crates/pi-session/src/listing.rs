@@ -70,7 +70,9 @@ pub fn list_cached(root: &Path, Scan { files, findings }: Scan, cache: &mut List
         quick = misses.par_iter().map(|f| (f.path.clone(), SessionSummary::quick(&f.path, f.size))).collect();
         misses
     } else {
-        failed = cache.store(&misses, index_all(sizes(&misses), |_, _| {})).into_iter().collect();
+        let (results, forks) = crate::forks::together::index_with_forks(root, &misses, |_, _| {});
+        failed = cache.store(&misses, results).into_iter().collect();
+        cache.store_forks(forks);
         Vec::new()
     };
     let results = files

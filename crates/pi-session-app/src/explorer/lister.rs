@@ -8,7 +8,7 @@ use pi_session::cache::ListCache;
 use pi_session::listing::fork_graph_cached;
 use pi_session::listing::{list_cached, CachedListing, Listing};
 use pi_session::scan::{scan, scan_serial, Found};
-use pi_session::summary::{index_all, sizes};
+use pi_session::forks::together::index_with_forks;
 
 use crate::api::IndexProgress;
 
@@ -135,15 +135,19 @@ impl Lister {
             // Its own pool at a lower priority: the window and the user's requests (which use
             // the global pool) stay quick while a big root is indexed.
             let pool = rayon::ThreadPoolBuilder::new().thread_name(|i| format!("index-{i}")).start_handler(|_| lower_priority()).build();
-            let results = match &pool {
-                Ok(pool) => pool.install(|| index_all(sizes(&misses), report)),
-                Err(_) => index_all(sizes(&misses), report),
+            // Forks are compared with their parents while both are open (the listing after it
+            // would read them again).
+            let index = || index_with_forks(&this.root, &misses, report);
+            let (results, forks) = match &pool {
+                Ok(pool) => pool.install(index),
+                Err(_) => index(),
             };
             drop(pool);
             let n = results.len();
             let mut st = this.state.lock().unwrap();
             if let Some(cache) = st.cache.as_mut() {
                 cache.store(&misses, results);
+                cache.store_forks(forks);
             }
             st.indexing = false;
             st.invalidate();

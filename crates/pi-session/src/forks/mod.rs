@@ -19,6 +19,7 @@ pub mod family;
 pub mod outside;
 pub mod relink;
 pub mod spawn;
+pub mod together;
 
 pub use copy::{copy_kind, CopyKind};
 use spawn::{Child, SpawnSite};
