@@ -168,16 +168,7 @@ pub fn index_all(files: Vec<(PathBuf, u64)>, progress: impl Fn(usize, usize) + S
     let done = std::sync::atomic::AtomicUsize::new(0);
     let mut order: Vec<usize> = (0..total).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(files[i].1));
-    // Enough files to keep every core busy: each file is read on one core (parsing a big one
-    // ahead on the others would only add hand-offs). A few files: each on all of them. So is a
-    // file of more than one core's share of the bytes (a root that is mostly one 165 MB
-    // session): on one core it alone would set the time of the whole listing.
-    let threads = rayon::current_num_threads() as u64;
-    let bytes: u64 = files.iter().map(|f| f.1).sum();
-    let cores = |size: u64| {
-        use crate::session::Cores;
-        if total as u64 <= 4 * threads || size.saturating_mul(threads) > bytes { Cores::All } else { Cores::One }
-    };
+    let cores = cores_per_file(files.iter().map(|f| f.1));
     // One file per task: rayon otherwise runs a quarter of the list (the biggest files) as
     // one sequential piece that no idle core can take a file from (one of two cores sat idle
     // for the last 0.3 s of a 1.8 s index of 10,000 files).
@@ -194,6 +185,18 @@ pub fn index_all(files: Vec<(PathBuf, u64)>, progress: impl Fn(usize, usize) + S
         .collect();
     out.sort_by_key(|(i, _)| *i);
     out.into_iter().map(|(_, r)| r).collect()
+}
+
+/// The cores a listing's index pass reads each file on, by its size, for files of these sizes.
+/// Enough files to keep every core busy: each file is read on one core (parsing a big one ahead
+/// on the others would only add hand-offs). A few files: each on all of them. So is a file of
+/// more than one core's share of the bytes (a root that is mostly one 165 MB session): on one
+/// core it alone would set the time of the whole listing.
+pub(crate) fn cores_per_file(sizes: impl Iterator<Item = u64>) -> impl Fn(u64) -> crate::session::Cores {
+    use crate::session::Cores;
+    let threads = rayon::current_num_threads() as u64;
+    let (files, bytes) = sizes.fold((0u64, 0u64), |(n, b), s| (n + 1, b + s));
+    move |size| if files <= 4 * threads || size.saturating_mul(threads) > bytes { Cores::All } else { Cores::One }
 }
 
 /// (path, size) of found files, as [`index_all`] takes them.

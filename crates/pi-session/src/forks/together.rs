@@ -18,7 +18,6 @@ use rayon::prelude::*;
 
 use crate::cache::CachedFork;
 use crate::scan::Found;
-use crate::session::Cores;
 use crate::summary::{Indexed, SessionSummary};
 use crate::Session;
 
@@ -35,11 +34,7 @@ pub fn index_with_forks(root: &Path, files: &[Found], progress: impl Fn(usize, u
     // parent[i]: the index in `files` of the parent file i forks from, if it is one of them.
     let parent: Vec<Option<usize>> = parents.iter().enumerate().map(|(i, p)| p.as_deref().and_then(|p| at.get(p).copied()).filter(|&j| j != i)).collect();
     let groups = families(&parent, files);
-    let threads = rayon::current_num_threads() as u64;
-    let bytes: u64 = files.iter().map(|f| f.size).sum();
-    // As index_all: one core a file when there are many, all of them for a file of more than
-    // one core's share of the bytes.
-    let cores = |size: u64| if total as u64 <= 4 * threads || size.saturating_mul(threads) > bytes { Cores::All } else { Cores::One };
+    let cores = crate::summary::cores_per_file(files.iter().map(|f| f.size));
     let done = std::sync::atomic::AtomicUsize::new(0);
     let tick = || progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
     let out: Vec<(Vec<(usize, Indexed)>, Vec<PassFork>)> = groups
