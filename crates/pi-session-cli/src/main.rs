@@ -265,6 +265,42 @@ fn main() -> ExitCode {
     }
 }
 
+/// Brings each root's search index up to date, adding what it did to `st`; a first build of
+/// a big root says what it will cost, then how far it is.
+fn update_indexes(ixs: &[std::sync::Arc<pi_session_find::SearchIndex>], st: &mut pi_session_find::UpdateStats) -> Result<(), Error> {
+    for ix in ixs {
+        let first = ix.is_empty().map_err(find_err)?;
+        let s = ix
+            .update(|p| {
+                if first && p.bytes_total > 256 << 20 && p.bytes_done == 0 {
+                    eprintln!(
+                        "indexing {}: {} files, {:.0} MB of sessions; the index will take about {:.0} MB (Ctrl-C stops; what is done is kept; --no-index searches without it)",
+                        ix.root().display(),
+                        p.total,
+                        p.bytes_total as f64 / 1e6,
+                        p.estimated_bytes as f64 / 1e6
+                    );
+                } else if p.bytes_total > 256 << 20 && (p.done % 640 == 0 || p.done == p.total) {
+                    eprintln!(
+                        "indexing {}: {}/{} files, {:.0}/{:.0} MB{}",
+                        ix.root().display(),
+                        p.done,
+                        p.total,
+                        p.bytes_done as f64 / 1e6,
+                        p.bytes_total as f64 / 1e6,
+                        p.seconds_left.map(|s| format!(", about {s:.0} s left")).unwrap_or_default()
+                    );
+                }
+            })
+            .map_err(find_err)?;
+        st.added += s.added;
+        st.appended += s.appended;
+        st.reindexed += s.reindexed;
+        st.removed += s.removed;
+    }
+    Ok(())
+}
+
 /// Errors of the search crate, as the core's (the CLI prints `pi-session: message`).
 fn find_err(e: pi_session_find::Error) -> Error {
     match e {
@@ -580,38 +616,21 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
                 pi_session_find::roots::scan_all(&roots, &hidden, &query, limit).map_err(find_err)?
             } else {
                 let ixs = pi_session_find::RootIndexes::new().of(&roots).map_err(find_err)?;
-                for ix in &ixs {
-                    let first = ix.file_count().map_err(find_err)? == 0;
-                    let s = ix
-                        .update(|p| {
-                            // A first build of a big root says what it will cost, then how far it is.
-                            if first && p.bytes_total > 256 << 20 && p.bytes_done == 0 {
-                                eprintln!(
-                                    "indexing {}: {} files, {:.0} MB of sessions; the index will take about {:.0} MB (Ctrl-C stops; what is done is kept; --no-index searches without it)",
-                                    ix.root().display(),
-                                    p.total,
-                                    p.bytes_total as f64 / 1e6,
-                                    p.estimated_bytes as f64 / 1e6
-                                );
-                            } else if p.bytes_total > 256 << 20 && (p.done % 640 == 0 || p.done == p.total) {
-                                eprintln!(
-                                    "indexing {}: {}/{} files, {:.0}/{:.0} MB{}",
-                                    ix.root().display(),
-                                    p.done,
-                                    p.total,
-                                    p.bytes_done as f64 / 1e6,
-                                    p.bytes_total as f64 / 1e6,
-                                    p.seconds_left.map(|s| format!(", about {s:.0} s left")).unwrap_or_default()
-                                );
-                            }
-                        })
-                        .map_err(find_err)?;
-                    st.added += s.added;
-                    st.appended += s.appended;
-                    st.reindexed += s.reindexed;
-                    st.removed += s.removed;
-                }
-                let r = pi_session_find::roots::search_all(&ixs, &hidden, &query, limit).map_err(find_err)?;
+                // The index's answer and the look at the files side by side (on 10,000 files
+                // that look, a stat of each, is most of a search's cost): when the look finds
+                // nothing to do, the answer stands; else the index takes the changes and is
+                // asked again.
+                let (quick, updated) = std::thread::scope(|s| {
+                    let quick = s.spawn(|| pi_session_find::roots::search_all_as_indexed(&ixs, &hidden, &query, limit));
+                    let updated = update_indexes(&ixs, &mut st);
+                    (quick.join(), updated)
+                });
+                updated?;
+                let unchanged = st.added + st.appended + st.reindexed + st.removed == 0 && ixs.iter().all(|ix| ix.damage().is_none());
+                let r = match quick {
+                    Ok(Ok(r)) if unchanged => r,
+                    _ => pi_session_find::roots::search_all(&ixs, &hidden, &query, limit).map_err(find_err)?,
+                };
                 // An index found damaged was set aside and built again: the answer stands, but say so.
                 for d in ixs.iter().filter_map(|ix| ix.damage()) {
                     eprintln!("pi-session: the search index {} was damaged ({}); it is kept as {} and the index was built again", d.path, d.reason, d.moved_to);

@@ -44,6 +44,9 @@ fn search_uses_an_index_in_the_cache_folder_and_sees_appends() {
     use std::io::Write;
     writeln!(f, "{}", json!({"type":"message","id":"a3","parentId":"a2","timestamp":"2026-03-02T10:00:03.000Z","message":{"role":"user","content":"and the PARSER tests"}})).unwrap();
     assert_eq!(search(dir.path(), "parser")["totalHits"], 3);
+    // The index's answer is given while the files are looked at; a file gone since is not in it.
+    fs::remove_file(&p).unwrap();
+    assert_eq!(search(dir.path(), "parser")["totalHits"], 0);
 }
 
 #[test]

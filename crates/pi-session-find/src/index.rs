@@ -146,7 +146,7 @@ pub fn default_db_path(root: &Path) -> Result<PathBuf, Error> {
 
 /// (id, size, mtime, inode, indexed bytes, indexed lines, tail hash) of each indexed file, by
 /// path as listed.
-type Known = std::collections::HashMap<String, (i64, u64, i64, u64, u64, u64, i64)>;
+type Known = rustc_hash::FxHashMap<String, (i64, u64, i64, u64, u64, u64, i64)>;
 
 fn known_files(c: &Connection) -> rusqlite::Result<Known> {
     let mut st = c.prepare_cached("SELECT path, id, size, mtime_ns, ino, indexed_bytes, indexed_lines, tail_hash FROM files")?;
@@ -154,24 +154,50 @@ fn known_files(c: &Connection) -> rusqlite::Result<Known> {
     rows.collect()
 }
 
-/// What to do with each file found: (path, plan, bytes to read); the unchanged ones counted.
-fn plan(found: &[pi_session::scan::Found], known: &Known, stats: &mut UpdateStats) -> Vec<(PathBuf, Plan, u64)> {
-    let mut work = Vec::new();
+/// The files under the root and the index's rows of them, read side by side: the folders on
+/// the pool's threads, the rows on this one (a query's freshness check on 10,000 files did
+/// one after the other).
+fn scan_and_known(root: &Path, c: &Connection) -> (Vec<pi_session::scan::Found>, rusqlite::Result<Known>) {
+    std::thread::scope(|s| {
+        let scan = s.spawn(|| pi_session::scan::scan(root).files);
+        let known = known_files(c);
+        (scan.join().unwrap_or_default(), known)
+    })
+}
+
+/// What an update has to do: each file's work (path, plan, bytes to read) and the ids of the
+/// indexed files that are gone; the unchanged files are counted in `stats`.
+struct Work {
+    files: Vec<(PathBuf, Plan, u64)>,
+    gone: Vec<i64>,
+}
+
+fn plan(found: &[pi_session::scan::Found], known: &Known, stats: &mut UpdateStats) -> Work {
+    let mut files = Vec::new();
+    let mut matched = 0;
     for f in found {
-        match known.get(&encode(&f.path)) {
-            None => work.push((f.path.clone(), Plan::Full, f.stamp.len)),
+        match known.get(pi_session::pathstr::encoded(&f.path).as_ref()) {
+            None => files.push((f.path.clone(), Plan::Full, f.stamp.len)),
             Some(&(id, size, mtime, ino, ib, il, th)) => {
+                matched += 1;
                 if size == f.stamp.len && mtime == f.stamp.mtime_ns && ino == f.stamp.ino {
                     stats.unchanged += 1;
                 } else if ino == f.stamp.ino && f.stamp.len >= ib && same_tail(&f.path, ib, th) {
-                    work.push((f.path.clone(), Plan::Append { file_id: id, from: ib, lines: il }, f.stamp.len - ib));
+                    files.push((f.path.clone(), Plan::Append { file_id: id, from: ib, lines: il }, f.stamp.len - ib));
                 } else {
-                    work.push((f.path.clone(), Plan::Full, f.stamp.len));
+                    files.push((f.path.clone(), Plan::Full, f.stamp.len));
                 }
             }
         }
     }
-    work
+    // Every row found again (the common case): none is gone, without a set of the paths.
+    let gone = if matched == known.len() {
+        Vec::new()
+    } else {
+        let present: HashSet<_> = found.iter().map(|f| pi_session::pathstr::encoded(&f.path)).collect();
+        known.iter().filter(|(p, _)| !present.contains(p.as_str())).map(|(_, v)| v.0).collect()
+    };
+    Work { files, gone }
 }
 
 /// An uncommitted write, rolled back when dropped before `commit`.
@@ -188,6 +214,14 @@ impl<'c> Tx<'c> {
     fn commit(mut self) -> rusqlite::Result<()> {
         self.open = false;
         self.c.execute_batch("COMMIT")
+    }
+
+    /// A read over several statements, ended when dropped: one lock and one look at the log
+    /// for all of them, and all see the same commit (statement by statement, a query that
+    /// checked 2,000 blocks made 15,000 lock and stat calls).
+    fn read(c: &'c Connection) -> rusqlite::Result<Tx<'c>> {
+        c.execute_batch("BEGIN")?;
+        Ok(Tx { c, open: true })
     }
 }
 
@@ -228,7 +262,7 @@ impl Writer<'_> {
             self.stats.entries_added += fr.rows.len();
             match fr.append_to {
                 Some(_) => self.stats.appended += 1,
-                None if self.known.contains_key(&encode(&fr.path)) => self.stats.reindexed += 1,
+                None if self.known.contains_key(pi_session::pathstr::encoded(&fr.path).as_ref()) => self.stats.reindexed += 1,
                 None => self.stats.added += 1,
             }
             let (b, d) = write_file(&self.conn, fr)?;
@@ -282,6 +316,10 @@ fn add_dead(c: &Connection, n: i64) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// The reading connection's settings: its pages mapped, not read one system call at a time (a
+/// query that checks 2,000 blocks read 30,000 pages of a cold process with `pread`).
+const READ_PRAGMAS: &str = "PRAGMA busy_timeout=5000; PRAGMA mmap_size=1073741824;";
+
 impl SearchIndex {
     /// Opens (or creates) the index of `root` at `db`. An index that SQLite finds damaged (or
     /// that is shorter than its header says) is set aside ([`crate::damage::set_aside`]) and a
@@ -313,7 +351,7 @@ impl SearchIndex {
     }
 
     fn with(root: &Path, db: &Path, conn: Connection, read: Connection, damage: Option<SetAside>) -> SearchIndex {
-        let _ = read.execute_batch("PRAGMA busy_timeout=5000;");
+        let _ = read.execute_batch(READ_PRAGMAS);
         // Posting files no segment names: left by an interrupted write, or by an older index.
         if let Ok(segs) = build::segments(&conn) {
             segment::remove_others(&segment::dir_of(db), &segs.into_iter().map(|s| s.file).collect::<Vec<_>>());
@@ -351,7 +389,7 @@ impl SearchIndex {
         let aside = crate::damage::set_aside(&self.db, &reason.to_string()).map_err(|source| Error::Io { path: self.db.clone(), source })?;
         *c = connect(&self.db).at(&self.db)?;
         *r = Connection::open(&self.db).at(&self.db)?;
-        let _ = r.execute_batch("PRAGMA busy_timeout=5000;");
+        let _ = r.execute_batch(READ_PRAGMAS);
         *self.pending.lock().unwrap() = None;
         self.generation.fetch_add(1, Ordering::SeqCst);
         *self.damage.lock().unwrap() = Some(aside);
@@ -423,13 +461,11 @@ impl SearchIndex {
 
     fn update_inner(&self, progress: &dyn Fn(SearchIndexProgress)) -> Result<UpdateStats, Error> {
         let at = |source| Error::Db { path: self.db.clone(), source };
-        let found = pi_session::scan::scan(&self.root).files;
-        let mut stats = UpdateStats { files: found.len(), ..Default::default() };
         let c = self.conn.lock().unwrap();
-        let known = known_files(&c).map_err(at)?;
-        // Gone files.
-        let present: HashSet<String> = found.iter().map(|f| encode(&f.path)).collect();
-        let gone: Vec<i64> = known.iter().filter(|(p, _)| !present.contains(*p)).map(|(_, v)| v.0).collect();
+        let (found, known) = scan_and_known(&self.root, &c);
+        let known = known.map_err(at)?;
+        let mut stats = UpdateStats { files: found.len(), ..Default::default() };
+        let Work { files: work, gone } = plan(&found, &known, &mut stats);
         if !gone.is_empty() {
             let tx = Tx::begin(&c).map_err(at)?;
             let mut dead = 0;
@@ -440,11 +476,17 @@ impl SearchIndex {
             tx.commit().map_err(at)?;
             stats.removed = gone.len();
         }
-        let work = plan(&found, &known, &mut stats);
         let left = |from: usize| work[from..].iter().map(|w| (encode(&w.0), w.0.clone())).collect::<Vec<_>>();
         self.publish(left(0));
         if self.is_paused() && !work.is_empty() {
             stats.paused = true;
+            return Ok(stats);
+        }
+        if work.is_empty() {
+            // Nothing to read or write (a search's look at the files, most of the time).
+            let p = SearchIndexProgress { estimated_bytes: self.size_on_disk(), ..SearchIndexProgress::default() };
+            *self.progress.lock().unwrap() = p;
+            progress(p);
             return Ok(stats);
         }
         let bytes_total: u64 = work.iter().map(|w| w.2).sum();
@@ -526,6 +568,14 @@ impl SearchIndex {
         Ok(stats)
     }
 
+    /// True when the index holds no file yet (its first build is to come).
+    pub fn is_empty(&self) -> Result<bool, Error> {
+        self.healing(false, || {
+            let c = self.read.lock().unwrap();
+            c.query_row("SELECT NOT EXISTS(SELECT 1 FROM files)", [], |r| r.get(0)).at(&self.db)
+        })
+    }
+
     /// Number of files in the index.
     pub fn file_count(&self) -> Result<usize, Error> {
         self.healing(false, || self.file_count_inner())
@@ -545,10 +595,10 @@ impl SearchIndex {
                 return Ok(p.files.clone());
             }
         }
-        let found = pi_session::scan::scan(&self.root).files;
-        let known = known_files(c).at(&self.db)?;
+        let (found, known) = scan_and_known(&self.root, c);
+        let known = known.at(&self.db)?;
         let mut stats = UpdateStats::default();
-        Ok(plan(&found, &known, &mut stats).into_iter().map(|w| (encode(&w.0), w.0)).collect())
+        Ok(plan(&found, &known, &mut stats).files.into_iter().map(|w| (encode(&w.0), w.0)).collect())
     }
 
     /// Runs a query; at most `limit` hits (1..=10,000), the most recently indexed lines first,
@@ -556,10 +606,18 @@ impl SearchIndex {
     /// yet are read (first: they are the newest). An index found damaged is set aside, built
     /// again and asked again.
     pub fn search(&self, text: &str, limit: usize) -> Result<SearchResults, Error> {
-        self.healing(true, || self.search_inner(text, limit))
+        self.healing(true, || self.search_inner(text, limit, false))
     }
 
-    fn search_inner(&self, text: &str, limit: usize) -> Result<SearchResults, Error> {
+    /// [`SearchIndex::search`] on the index as it is, without a look at the files: for a
+    /// caller that brings the index up to date at the same time and keeps this answer only
+    /// when that update found nothing to do (`pi-session search`). An index found damaged is
+    /// set aside, not built again here.
+    pub fn search_as_indexed(&self, text: &str, limit: usize) -> Result<SearchResults, Error> {
+        self.healing(false, || self.search_inner(text, limit, true))
+    }
+
+    fn search_inner(&self, text: &str, limit: usize, as_indexed: bool) -> Result<SearchResults, Error> {
         let q = Query::parse(text)?;
         let limit = limit.clamp(1, 10_000);
         let files_indexed = self.file_count_inner()?;
@@ -567,7 +625,8 @@ impl SearchIndex {
             return Ok(SearchResults { query: text.into(), sessions: vec![], total_hits: 0, truncated: false, files_indexed, scanned_files: 0 });
         }
         let c = self.read.lock().unwrap();
-        let pending = self.pending_files(&c)?;
+        let pending = if as_indexed { Vec::new() } else { self.pending_files(&c)? };
+        let _read = Tx::read(&c).at(&self.db)?;
         let skip = lookup::ids_of(&c, &pending.iter().map(|p| p.0.clone()).collect()).at(&self.db)?;
         let (mut sessions, mut truncated) = crate::scan::search_files(&pending.iter().map(|p| p.1.clone()).collect::<Vec<_>>(), &q, limit);
         let mut total: usize = sessions.iter().map(|s| s.hits.len()).sum();
@@ -613,6 +672,7 @@ impl SearchIndex {
         if let Some((_, p)) = pending.iter().find(|(listed, _)| listed == path) {
             return Ok(crate::scan::search_file(p, &q, ALL).map(|g| g.hits.into_iter().map(|h| h.id).collect()).unwrap_or_default());
         }
+        let _read = Tx::read(&c).at(&self.db)?;
         let Some(id) = lookup::ids_of(&c, &HashSet::from([path.to_string()])).at(&self.db)?.into_iter().next() else { return Ok(vec![]) };
         Ok(lookup::find(&c, &self.db, &q, ALL, Some(id), &HashSet::new())?.into_iter().map(|h| h.id).collect())
     }

@@ -87,6 +87,16 @@ pub fn search_all(indexes: &[Arc<SearchIndex>], hidden: &HashSet<PathBuf>, query
     Ok(merge(answers, hidden, query, limit))
 }
 
+/// [`search_all`] on the indexes as they are ([`SearchIndex::search_as_indexed`]).
+pub fn search_all_as_indexed(indexes: &[Arc<SearchIndex>], hidden: &HashSet<PathBuf>, query: &str, limit: usize) -> Result<SearchResults, Error> {
+    let limit = limit.clamp(1, 10_000);
+    let mut answers = Vec::with_capacity(indexes.len());
+    for ix in indexes {
+        answers.push(ix.search_as_indexed(query, limit)?);
+    }
+    Ok(merge(answers, hidden, query, limit))
+}
+
 fn merge(answers: Vec<SearchResults>, hidden: &HashSet<PathBuf>, query: &str, limit: usize) -> SearchResults {
     let files_indexed = answers.iter().map(|a| a.files_indexed).sum();
     let scanned_files = answers.iter().map(|a| a.scanned_files).sum();

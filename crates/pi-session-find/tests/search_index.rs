@@ -38,6 +38,9 @@ const QUERIES: &[&str] = &[
     "label:checkpoint role:user",
     "model:claude",
     "cwd:webapp schema",
+    "cwd:webapp",
+    "cwd:api role:user",
+    "name:a model:claude",
     "after:2025-06-01 before:2026-12-31 database",
 ];
 

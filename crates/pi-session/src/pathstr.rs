@@ -31,13 +31,20 @@ fn escape(b: u8, out: &mut String) {
 }
 
 /// The string form of `path` (module docs).
-#[cfg(unix)]
 pub fn encode(path: &Path) -> String {
+    encoded(path).into_owned()
+}
+
+/// [`encode`], borrowing the path's own bytes when they are the string (the usual case: no
+/// copy, for a lookup by path).
+#[cfg(unix)]
+pub fn encoded(path: &Path) -> std::borrow::Cow<'_, str> {
     use std::os::unix::ffi::OsStrExt;
     let bytes = path.as_os_str().as_bytes();
     if let Ok(s) = std::str::from_utf8(bytes) {
-        if !s.chars().any(is_escape) {
-            return s.to_string();
+        // The escape characters are three bytes from 0xEF: most paths have no such byte.
+        if memchr::memchr(0xEF, bytes).is_none() || !s.chars().any(is_escape) {
+            return std::borrow::Cow::Borrowed(s);
         }
     }
     let mut out = String::with_capacity(bytes.len() + 8);
@@ -56,12 +63,12 @@ pub fn encode(path: &Path) -> String {
             escape(b, &mut out);
         }
     }
-    out
+    std::borrow::Cow::Owned(out)
 }
 
 #[cfg(not(unix))]
-pub fn encode(path: &Path) -> String {
-    path.to_string_lossy().into_owned()
+pub fn encoded(path: &Path) -> std::borrow::Cow<'_, str> {
+    path.to_string_lossy()
 }
 
 /// The path a string from [`encode`] stands for.

@@ -217,7 +217,10 @@ pub(super) fn find(c: &Connection, db: &std::path::Path, q: &Query, limit: usize
     let mut files = Files::default();
     let terms = Terms::new(q);
     let mut hits = Vec::new();
-    if q.terms.is_empty() && q.tool.is_none() {
+    let words = !q.terms.is_empty() || q.tool.is_some();
+    // `cwd:` and `name:` keep files: checked per block below, not per entry in SQL.
+    let kept = super::sql::files_kept(c, q).map_err(at)?;
+    if !words && (kept.is_none() || q.label.is_some()) {
         // Filters only: the entries table drives; the text is read for the hits alone.
         let (sql, args) = filter_only_sql(q, limit + 1, only_file, skip);
         let mut st = c.prepare_cached(&sql).map_err(at)?;
@@ -235,19 +238,23 @@ pub(super) fn find(c: &Connection, db: &std::path::Path, q: &Query, limit: usize
         }
         return Ok(hits);
     }
-    let cands = candidates(c, &dir, &keys_of(q)).map_err(at)?;
+    let cands = match &kept {
+        // The blocks of the files kept, newest first like every answer (a walk of the entries
+        // newest first, each tested against the files kept, read all of an old file's rows).
+        Some(files) if !words => blocks_of(c, files).map_err(at)?,
+        _ => candidates(c, &dir, &keys_of(q)).map_err(at)?,
+    };
     if cands.is_empty() {
         return Ok(hits);
     }
-    // `cwd:` and `name:` keep files: checked per block here, not per entry in SQL.
-    let kept = super::sql::files_kept(c, q).map_err(at)?;
     let per_entry = Query { cwd: None, name: None, ..q.clone() };
     let (wh, mut args) = filters(&per_entry, only_file);
     let n = args.len();
     args.push(rusqlite::types::Value::Integer(0));
     args.push(rusqlite::types::Value::Integer(0));
     let cond = wh.iter().map(|w| format!(" AND {w}")).collect::<String>();
-    let sql = format!("SELECT {HIT_COLUMNS} FROM entries e JOIN files f ON f.id = e.file_id WHERE e.id BETWEEN ?{} AND ?{}{cond} ORDER BY e.id DESC", n + 1, n + 2);
+    // The block's file is known: no join (a lookup of the file's row for each entry).
+    let sql = format!("SELECT {HIT_COLUMNS} FROM entries e WHERE e.id BETWEEN ?{} AND ?{}{cond} ORDER BY e.id DESC", n + 1, n + 2);
     let mut entries = c.prepare_cached(&sql).map_err(at)?;
     let mut block = c.prepare_cached("SELECT file_id, first, last FROM blocks WHERE id = ?1").map_err(at)?;
     // Many candidates close together: the blocks table walked once over their span, newest
@@ -298,13 +305,23 @@ pub(super) fn find(c: &Connection, db: &std::path::Path, q: &Query, limit: usize
         let Some(f) = files.get(c, db, fid)? else { continue };
         let lo = rows.iter().map(|r| r.off).min().unwrap_or(0);
         let hi = rows.iter().map(|r| r.off + r.len as u64).max().unwrap_or(0);
-        let raw = read_at(f, lo, (hi - lo) as usize);
-        lower.clear();
-        lower.extend(raw.iter().map(|b| b.to_ascii_lowercase()));
+        // The block's span in one read, unless the rows kept are a small part of it (a role
+        // kept: a few short lines among long ones), then each row alone.
+        let wanted: u64 = rows.iter().map(|r| r.len as u64).sum();
+        let span = (wanted * 2 >= hi - lo).then(|| read_at(f, lo, (hi - lo) as usize));
         for r in rows {
-            let (a, z) = ((r.off - lo) as usize, (r.off - lo) as usize + r.len as usize);
-            let (Some(line), Some(low)) = (raw.get(a..z), lower.get(a..z)) else { continue };
-            if let Some((text, text_lower)) = terms.check(&r.kind, line, low) {
+            let own;
+            let line = match &span {
+                Some(raw) => raw.get((r.off - lo) as usize..(r.off - lo) as usize + r.len as usize),
+                None => {
+                    own = read_at(f, r.off, r.len as usize);
+                    (own.len() == r.len as usize).then_some(&own[..])
+                }
+            };
+            let Some(line) = line else { continue };
+            lower.clear();
+            lower.extend(line.iter().map(|b| b.to_ascii_lowercase()));
+            if let Some((text, text_lower)) = terms.check(&r.kind, line, &lower) {
                 hits.push(Hit { file_id: r.file_id, id: r.id, line: r.line, role: r.role, ts: r.ts, text, lower: text_lower });
                 if hits.len() > limit {
                     break;
@@ -313,6 +330,19 @@ pub(super) fn find(c: &Connection, db: &std::path::Path, q: &Query, limit: usize
         }
     }
     Ok(hits)
+}
+
+/// The ids of the blocks of `files`, in order.
+fn blocks_of(c: &Connection, files: &HashSet<i64>) -> rusqlite::Result<Vec<u32>> {
+    let mut st = c.prepare_cached("SELECT id FROM blocks WHERE file_id = ?1")?;
+    let mut out = Vec::new();
+    for f in files {
+        for id in st.query_map([f], |r| r.get::<_, i64>(0))? {
+            out.push(id? as u32);
+        }
+    }
+    out.sort_unstable();
+    Ok(out)
 }
 
 /// Where a file of the index is: its path (as listed) and the fields a hit group shows.
