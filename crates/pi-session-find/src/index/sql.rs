@@ -140,16 +140,23 @@ pub(super) fn filters(q: &Query, only_file: Option<i64>) -> (Vec<String>, Vec<ru
 /// drives it from its table, else a role from its index; otherwise the entries are walked newest first and
 /// the first `limit` kept.
 pub(super) fn filter_only_sql(q: &Query, limit: usize, only_file: Option<i64>, skip: &std::collections::HashSet<i64>) -> (String, Vec<rusqlite::types::Value>) {
-    let (mut wh, args) = filters(q, only_file);
+    // A label drives from its own rows: their text is the condition (not a lookup of each
+    // entry's label again, for every label of the root).
+    let (mut wh, mut args) = filters(&Query { label: None, ..q.clone() }, only_file);
+    if let Some(l) = &q.label {
+        args.push(rusqlite::types::Value::Text(like_escape(l)));
+        wh.push(format!("lower(lb.text) LIKE ?{} ESCAPE '\\'", args.len()));
+    }
     if !skip.is_empty() {
         wh.push(format!("e.file_id NOT IN ({})", skip.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",")));
     }
     let cond = if wh.is_empty() { "1".to_string() } else { wh.join(" AND ") };
     let sql = if q.label.is_some() {
         // The (small) labels table first, then their entries by index.
+        // One label per entry (the table's key): no entry twice.
         format!(
-            "SELECT {HIT_COLUMNS} FROM labels lb CROSS JOIN entries e ON e.file_id = lb.file_id AND e.entry_id = lb.entry_id JOIN files f ON f.id = e.file_id
-             WHERE {cond} GROUP BY e.id ORDER BY e.id DESC LIMIT {limit}"
+            "SELECT {HIT_COLUMNS} FROM labels lb CROSS JOIN entries e ON e.file_id = lb.file_id AND e.entry_id = lb.entry_id
+             WHERE {cond} ORDER BY e.id DESC LIMIT {limit}"
         )
     } else {
         format!("SELECT {HIT_COLUMNS} FROM entries e JOIN files f ON f.id = e.file_id WHERE {cond} ORDER BY e.id DESC LIMIT {limit}")
