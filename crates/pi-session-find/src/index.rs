@@ -151,7 +151,11 @@ type Known = rustc_hash::FxHashMap<String, (i64, u64, i64, u64, u64, u64, i64)>;
 fn known_files(c: &Connection) -> rusqlite::Result<Known> {
     let mut st = c.prepare_cached("SELECT path, id, size, mtime_ns, ino, indexed_bytes, indexed_lines, tail_hash FROM files")?;
     let rows = st.query_map([], |r| Ok((r.get::<_, String>(0)?, (r.get(1)?, r.get::<_, i64>(2)? as u64, r.get(3)?, r.get::<_, i64>(4)? as u64, r.get::<_, i64>(5)? as u64, r.get::<_, i64>(6)? as u64, r.get(7)?))))?;
-    rows.collect()
+    // Gathered first, then hashed into a table of the right size (not grown step by step).
+    let rows: Vec<_> = rows.collect::<rusqlite::Result<_>>()?;
+    let mut known = Known::with_capacity_and_hasher(rows.len(), Default::default());
+    known.extend(rows);
+    Ok(known)
 }
 
 /// The files under the root and the index's rows of them, read side by side: the folders on
@@ -317,8 +321,9 @@ fn add_dead(c: &Connection, n: i64) -> rusqlite::Result<()> {
 }
 
 /// The reading connection's settings: its pages mapped, not read one system call at a time (a
-/// query that checks 2,000 blocks read 30,000 pages of a cold process with `pread`).
-const READ_PRAGMAS: &str = "PRAGMA busy_timeout=5000; PRAGMA mmap_size=1073741824;";
+/// query that checks 2,000 blocks read 30,000 pages of a cold process with `pread`); at most
+/// 256 MB of it, the rest read as before.
+const READ_PRAGMAS: &str = "PRAGMA busy_timeout=5000; PRAGMA mmap_size=268435456;";
 
 impl SearchIndex {
     /// Opens (or creates) the index of `root` at `db`. An index that SQLite finds damaged (or

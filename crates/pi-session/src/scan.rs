@@ -98,8 +98,8 @@ pub struct Scan {
 }
 
 fn is_jsonl(name: &std::ffi::OsStr) -> bool {
-    let s = name.to_string_lossy();
-    s.ends_with(".jsonl") && !s.starts_with('.')
+    let b = name.as_encoded_bytes();
+    b.ends_with(b".jsonl") && !b.starts_with(b".")
 }
 
 /// Lists `root/*.jsonl` and `root/*/*.jsonl`, sorted by path. Hidden files (our temporary
@@ -150,8 +150,9 @@ fn scan_on(root: &Path, parallel: bool) -> Scan {
             }
         }
         // Sorted here, on the folder's core: the merged list is then runs in folder order,
-        // which the final sort merges instead of sorting 10,000 paths on one core.
-        part.files.sort_by(|a, b| path_order(&a.path, &b.path));
+        // which the final sort merges instead of sorting 10,000 paths on one core. One folder:
+        // the names' byte order is the paths' order.
+        part.files.sort_unstable_by(|a, b| a.path.file_name().cmp(&b.path.file_name()));
         part
     };
     dirs.sort();
@@ -293,6 +294,10 @@ mod order_tests {
         for a in &paths {
             for b in &paths {
                 assert_eq!(path_order(a, b), a.cmp(b), "{} vs {}", a.display(), b.display());
+                // A folder's files are sorted by name alone.
+                if a.parent() == b.parent() {
+                    assert_eq!(a.file_name().cmp(&b.file_name()), a.cmp(b), "{} vs {}", a.display(), b.display());
+                }
             }
         }
     }
