@@ -631,9 +631,11 @@ impl SearchIndex {
         }
         let c = self.read.lock().unwrap();
         let pending = if as_indexed { Vec::new() } else { self.pending_files(&c)? };
-        let _read = Tx::read(&c).at(&self.db)?;
         let skip = lookup::ids_of(&c, &pending.iter().map(|p| p.0.clone()).collect()).at(&self.db)?;
         let (mut sessions, mut truncated) = crate::scan::search_files(&pending.iter().map(|p| p.1.clone()).collect::<Vec<_>>(), &q, limit);
+        // Begun after the files read by hand (a build under way may leave many): a read open
+        // that long would hold the build's checkpoint back.
+        let _read = Tx::read(&c).at(&self.db)?;
         let mut total: usize = sessions.iter().map(|s| s.hits.len()).sum();
         if total < limit || !truncated {
             let hits = lookup::find(&c, &self.db, &q, limit - total.min(limit), None, &skip)?;

@@ -79,20 +79,19 @@ pub fn scan_all(roots: &[PathBuf], hidden: &HashSet<PathBuf>, query: &str, limit
 /// order of their newest hit (one root alone keeps its own order), files in `hidden` (copies
 /// shown under another file) left out.
 pub fn search_all(indexes: &[Arc<SearchIndex>], hidden: &HashSet<PathBuf>, query: &str, limit: usize) -> Result<SearchResults, Error> {
-    let limit = limit.clamp(1, 10_000);
-    let mut answers = Vec::with_capacity(indexes.len());
-    for ix in indexes {
-        answers.push(ix.search(query, limit)?);
-    }
-    Ok(merge(answers, hidden, query, limit))
+    ask_all(indexes, hidden, query, limit, SearchIndex::search)
 }
 
 /// [`search_all`] on the indexes as they are ([`SearchIndex::search_as_indexed`]).
 pub fn search_all_as_indexed(indexes: &[Arc<SearchIndex>], hidden: &HashSet<PathBuf>, query: &str, limit: usize) -> Result<SearchResults, Error> {
+    ask_all(indexes, hidden, query, limit, SearchIndex::search_as_indexed)
+}
+
+fn ask_all(indexes: &[Arc<SearchIndex>], hidden: &HashSet<PathBuf>, query: &str, limit: usize, ask: impl Fn(&SearchIndex, &str, usize) -> Result<SearchResults, Error>) -> Result<SearchResults, Error> {
     let limit = limit.clamp(1, 10_000);
     let mut answers = Vec::with_capacity(indexes.len());
     for ix in indexes {
-        answers.push(ix.search_as_indexed(query, limit)?);
+        answers.push(ask(ix, query, limit)?);
     }
     Ok(merge(answers, hidden, query, limit))
 }
