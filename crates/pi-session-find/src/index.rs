@@ -487,8 +487,9 @@ impl SearchIndex {
             stats.paused = true;
             return Ok(stats);
         }
-        if work.is_empty() {
-            // Nothing to read or write (a search's look at the files, most of the time).
+        if work.is_empty() && stats.removed == 0 {
+            // Nothing to read or write (a search's look at the files, most of the time). Files
+            // removed go on below: their dead blocks may call for a merge, the log for a fold.
             let p = SearchIndexProgress { estimated_bytes: self.size_on_disk(), ..SearchIndexProgress::default() };
             *self.progress.lock().unwrap() = p;
             progress(p);

@@ -214,3 +214,26 @@ fn a_big_file_read_in_pieces_on_all_threads_answers_as_a_scan() {
     let nonempty = assert_same(&root, &ix, &["src/parser.ts", "\"should be\"", "café", "role:compaction schema", "\"edge case\"", "label:checkpoint", "tool:read src", "timeout retry", "zz"]);
     assert!(nonempty >= 5, "only {nonempty} queries found anything");
 }
+
+/// An update that only finds files gone still merges: most of the blocks dead, the posting
+/// files are written again without them (an update with nothing to do stops early; one with
+/// removals must not).
+#[test]
+fn an_update_that_only_removes_files_drops_their_blocks_from_the_postings() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = corpus(&dir.path().join("corpus"), 12, 1_200_000);
+    let db = dir.path().join("cache/search.sqlite");
+    let ix = SearchIndex::open(&root, &db).unwrap();
+    ix.update(|_| {}).unwrap();
+    let postings = |db: &Path| -> u64 { std::fs::read_dir(format!("{}-postings", db.display())).unwrap().map(|e| e.unwrap().metadata().unwrap().len()).sum() };
+    let before = postings(&db);
+    let files = pi_session::scan::scan(&root).files;
+    for f in &files[..files.len() - 2] {
+        std::fs::remove_file(&f.path).unwrap();
+    }
+    let st = ix.update(|_| {}).unwrap();
+    assert_eq!((st.removed, st.added + st.appended + st.reindexed), (files.len() - 2, 0), "{st:?}");
+    let after = postings(&db);
+    assert!(after * 10 < before * 9, "the dead blocks' ids stay in the posting files: {before} -> {after} bytes");
+    assert_same(&root, &ix, QUERIES);
+}
