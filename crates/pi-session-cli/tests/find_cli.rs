@@ -195,3 +195,27 @@ fn a_damaged_index_is_set_aside_rebuilt_and_reported_and_the_search_still_answer
         assert!(!err.contains("damaged"), "{what}: {err}");
     }
 }
+
+/// A posting file damaged between two searches: the answer given beside the look at the files
+/// meets the damage, the index is set aside and built again, and the search answers as before
+/// and says so.
+#[test]
+fn search_heals_a_damaged_posting_file_met_by_the_answer_given_beside_the_look() {
+    let dir = tempfile::tempdir().unwrap();
+    write_session(dir.path());
+    assert_eq!(search(dir.path(), "parser")["totalHits"], 2);
+    let cache = dir.path().join("cache");
+    let postings = fs::read_dir(&cache).unwrap().map(|e| e.unwrap().path()).find(|p| p.to_string_lossy().ends_with(".sqlite-postings")).expect("the posting folder");
+    let seg = fs::read_dir(&postings).unwrap().map(|e| e.unwrap().path()).next().expect("a posting file");
+    let good = fs::read(&seg).unwrap();
+    fs::write(&seg, [vec![0xA5u8; 64], good[64.min(good.len())..].to_vec()].concat()).unwrap();
+    let out = Command::new(BIN).args(["search", "parser", "--json", "--sessions-dir"]).arg(dir.path().join("sessions")).env("PI_SESSION_CACHE_DIR", &cache).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["totalHits"], 2, "{r}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("was damaged"), "{}", String::from_utf8_lossy(&out.stderr));
+    // The index built again answers without a word about damage.
+    let again = Command::new(BIN).args(["search", "parser", "--json", "--sessions-dir"]).arg(dir.path().join("sessions")).env("PI_SESSION_CACHE_DIR", &cache).output().unwrap();
+    assert!(!String::from_utf8_lossy(&again.stderr).contains("damaged"));
+    assert_eq!(serde_json::from_slice::<Value>(&again.stdout).unwrap()["totalHits"], 2);
+}
