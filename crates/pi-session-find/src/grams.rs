@@ -179,22 +179,21 @@ pub fn term_needs(term: &[u8]) -> Needs {
 /// The distinct grams of a block of texts, gathered with bitmaps that are cleared after each
 /// block (so one set serves a whole file or batch).
 pub struct GramSet {
-    /// Trigrams of ASCII bytes only (most of them): 7 bits a byte, 256 kB, which stays in
-    /// the core's cache.
-    ascii: Box<[u64; 1 << 15]>,
-    /// The others (a byte of a non-ASCII character in them).
-    tri: Box<[u64; 1 << 18]>,
+    /// Trigrams: see [`tri_slot`].
+    tri: Box<[u64]>,
     uni: [u64; 4],
     /// Word pairs: 24-bit keys, 2 MB.
     pairs: Box<[u64; 1 << 18]>,
     found: Vec<u32>,
+    /// Where a text's keys are written before the new ones are kept (it only grows).
+    scratch: Vec<u32>,
     bytes: Vec<u32>,
     tools: Vec<u32>,
 }
 
 impl Default for GramSet {
     fn default() -> Self {
-        GramSet { ascii: vec![0u64; 1 << 15].into_boxed_slice().try_into().unwrap(), tri: vec![0u64; 1 << 18].into_boxed_slice().try_into().unwrap(), uni: [0; 4], pairs: vec![0u64; 1 << 18].into_boxed_slice().try_into().unwrap(), found: Vec::new(), bytes: Vec::new(), tools: Vec::new() }
+        GramSet { tri: vec![0u64; (1 << 15) + (1 << 18)].into_boxed_slice(), uni: [0; 4], pairs: vec![0u64; 1 << 18].into_boxed_slice().try_into().unwrap(), found: Vec::new(), scratch: Vec::new(), bytes: Vec::new(), tools: Vec::new() }
     }
 }
 
@@ -209,64 +208,73 @@ impl GramSet {
                 self.add_byte(a);
             }
         } else {
-            let mut k = (t[0] as u32) << 8 | t[1] as u32;
-            for &a in &t[2..] {
-                k = (k << 8 | a as u32) & 0x00ff_ffff;
-                self.mark(k);
-            }
-            self.mark((k << 8) & 0x00ff_ffff);
+            self.add_trigrams(t);
         }
-        // Word pairs, in one pass: the current word's first 3 and last 3 bytes kept as it goes.
-        let (mut len, mut head, mut tail) = (0u32, 0u32, 0u32);
-        let mut prev: u32 = 0;
-        for &b in t.iter().chain(std::iter::once(&b' ')) {
-            if is_word(b) {
-                if len < 3 {
-                    head = head << 8 | b as u32;
-                }
-                tail = (tail << 8 | b as u32) & 0x00ff_ffff;
-                len += 1;
-            } else if len > 0 {
-                if prev != 0 {
-                    let (start, third) = if len >= 3 { (2 << 24 | head >> 8, head as u8) } else { (len << 24 | head, 0) };
-                    self.mark_pair(pair_key_of(prev, start, third));
-                }
-                prev = len.min(3) << 24 | tail;
-                (len, head, tail) = (0, 0, 0);
-            }
-        }
+        self.add_pairs(t);
     }
 
-    #[inline(always)]
-    fn mark_pair(&mut self, k: u32) {
-        let v = k & 0x00ff_ffff;
-        let (x, bit) = ((v >> 6) as usize, 1u64 << (v & 63));
-        if self.pairs[x] & bit == 0 {
-            self.pairs[x] |= bit;
-            self.found.push(k);
+    /// The trigrams of a text (its last two bytes with the pad too): each is set in its
+    /// bitmap and written to the scratch list, which counts it only when it was new (no
+    /// branch on a trigram being new, which no predictor guesses).
+    fn add_trigrams(&mut self, t: &[u8]) {
+        let n = t.len();
+        if self.scratch.len() < n {
+            self.scratch.resize(n, 0);
         }
-    }
-
-    /// Where trigram `k` is: in the ASCII bitmap or the other, its word and bit.
-    #[inline(always)]
-    fn slot(k: u32) -> (bool, usize, u64) {
-        if k & 0x0080_8080 == 0 {
-            let v = (k >> 2 & 0x1f_c000) | (k >> 1 & 0x3f80) | (k & 0x7f);
-            (true, v as usize >> 6, 1u64 << (v & 63))
-        } else {
-            (false, (k >> 6) as usize & 0x3ffff, 1u64 << (k & 63))
-        }
-    }
-
-    #[inline(always)]
-    fn mark(&mut self, k: u32) {
-        let (ascii, w, bit) = Self::slot(k);
-        let map = if ascii { &mut self.ascii[..] } else { &mut self.tri[..] };
-        let x = map[w];
-        if x & bit == 0 {
+        let map = &mut self.tri[..];
+        let out = &mut self.scratch[..n];
+        let mut k = (t[0] as u32) << 8 | t[1] as u32;
+        let mut m = 0;
+        for &c in t[2..].iter().chain(std::iter::once(&0)) {
+            k = (k << 8 | c as u32) & 0x00ff_ffff;
+            let (w, bit) = tri_slot(k);
+            let x = map[w];
             map[w] = x | bit;
-            self.found.push(3 << 24 | k);
+            out[m] = 3 << 24 | k;
+            m += (x & bit == 0) as usize;
         }
+        self.found.extend_from_slice(&out[..m]);
+    }
+
+    /// The word pairs of `t` (taken with a separator after it): each word's first and last 3
+    /// bytes read where the word starts and ends, the words found 64 bytes at a time from a
+    /// mask of word bytes.
+    fn add_pairs(&mut self, t: &[u8]) {
+        // At most one pair per two bytes.
+        if self.scratch.len() < t.len() / 2 + 1 {
+            self.scratch.resize(t.len() / 2 + 1, 0);
+        }
+        let mut pairs = Pairs { map: &mut self.pairs[..], out: &mut self.scratch[..], m: 0, prev: 0 };
+        let mut start = 0usize;
+        let mut in_word = false;
+        let mut at = 0;
+        let mut pad = [0u8; 64];
+        while at < t.len() {
+            let m = if at + 64 <= t.len() {
+                word_mask(t[at..at + 64].try_into().unwrap())
+            } else {
+                pad[..t.len() - at].copy_from_slice(&t[at..]);
+                pad[t.len() - at..].fill(0);
+                word_mask(&pad)
+            };
+            let mut edges = m ^ (m << 1 | in_word as u64);
+            while edges != 0 {
+                let pos = at + edges.trailing_zeros() as usize;
+                edges &= edges - 1;
+                if in_word {
+                    pairs.word(&t[start..pos]);
+                } else {
+                    start = pos;
+                }
+                in_word = !in_word;
+            }
+            at += 64;
+        }
+        if in_word {
+            pairs.word(&t[start..]);
+        }
+        let m = pairs.m;
+        self.found.extend_from_slice(&self.scratch[..m]);
     }
 
     /// Adds a key of another kind (a tool's, a role's).
@@ -304,10 +312,7 @@ impl GramSet {
             let v = k & 0x00ff_ffff;
             match k >> 24 {
                 1 => self.uni[(v >> 6) as usize] = 0,
-                3 => match Self::slot(v) {
-                    (true, w, _) => self.ascii[w] = 0,
-                    (false, w, _) => self.tri[w] = 0,
-                },
+                3 => self.tri[tri_slot(v).0] = 0,
                 5 => self.pairs[(v >> 6) as usize] = 0,
                 _ => {}
             }
@@ -456,6 +461,56 @@ mod tests {
         assert!(holds(&keys_of(b"go to a now"), b"go to a now"));
     }
 
+    /// The keys of a text as the module's doc defines them, computed the plain way.
+    fn keys_by_definition(t: &[u8]) -> Vec<u32> {
+        let mut keys: Vec<u32> = t.iter().map(|&b| key(&[b])).collect();
+        let padded: Vec<u8> = t.iter().copied().chain([0]).collect();
+        keys.extend(padded.windows(3).map(key));
+        let w = words(t);
+        keys.extend(w.windows(2).map(|p| pair_key(&t[p[0].0..p[0].1], &t[p[1].0..p[1].1])));
+        keys.sort_unstable();
+        keys.dedup();
+        keys
+    }
+
+    #[test]
+    fn the_gram_set_gives_the_keys_of_the_definition() {
+        for b in 0..=255u8 {
+            let mut chunk = [b' '; 64];
+            chunk[b as usize % 64] = b;
+            assert_eq!(word_mask(&chunk), (is_word(b) as u64) << (b as usize % 64), "byte {b}");
+        }
+        let mut texts: Vec<Vec<u8>> = ["", "a", "ab", "the parser", "é", "日本語 ok", "a\0b c", "x_1 y2 __ zz"].iter().map(|t| t.as_bytes().to_vec()).collect();
+        // Words across the 64-byte chunks, texts ending in a word or not, bytes of every kind.
+        let mut seed = 7u64;
+        let alphabet: Vec<u8> = "ab_9 .-/éZ日\n\u{0}".bytes().collect();
+        for n in [63, 64, 65, 127, 128, 129, 200, 1000] {
+            for _ in 0..20 {
+                texts.push((0..n).map(|_| {
+                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    alphabet[(seed >> 33) as usize % alphabet.len()]
+                }).collect());
+            }
+        }
+        let mut set = GramSet::default();
+        for t in &texts {
+            set.add_text(t);
+            let mut got = set.take();
+            got.sort_unstable();
+            assert_eq!(got, keys_by_definition(t), "{:?}", String::from_utf8_lossy(t));
+        }
+        // Several texts in one block: the union, each key once.
+        for t in &texts[8..20] {
+            set.add_text(t);
+        }
+        let mut got = set.take();
+        got.sort_unstable();
+        let mut want: Vec<u32> = texts[8..20].iter().flat_map(|t| keys_by_definition(t)).collect();
+        want.sort_unstable();
+        want.dedup();
+        assert_eq!(got, want);
+    }
+
     #[test]
     fn lists_round_trip_and_intersect() {
         let a = vec![0, 1, 5, 300, 70_000, 4_000_000_000];
@@ -471,3 +526,68 @@ mod tests {
     }
 }
 
+
+/// The word pairs of one text being gathered: `prev` the end of the word before ([`word_end`],
+/// 0 before the first), each pair's key written to `out[m]` and counted when new.
+struct Pairs<'a> {
+    map: &'a mut [u64],
+    out: &'a mut [u32],
+    m: usize,
+    prev: u32,
+}
+
+impl Pairs<'_> {
+    #[inline(always)]
+    fn word(&mut self, w: &[u8]) {
+        if self.prev != 0 {
+            let (start, third) = if w.len() >= 3 { (2 << 24 | (w[0] as u32) << 8 | w[1] as u32, w[2]) } else { word_start(w) };
+            let k = pair_key_of(self.prev, start, third);
+            let v = k & 0x00ff_ffff;
+            let (x, bit) = ((v >> 6) as usize, 1u64 << (v & 63));
+            let old = self.map[x];
+            self.map[x] = old | bit;
+            self.out[self.m] = k;
+            self.m += (old & bit == 0) as usize;
+        }
+        self.prev = word_end(w);
+    }
+}
+
+/// Bit `i` set when byte `i` of `chunk` is a word byte.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn word_mask(chunk: &[u8; 64]) -> u64 {
+    use std::arch::x86_64::*;
+    // SAFETY: SSE2 is part of x86_64; each load reads 16 of the array's 64 bytes.
+    unsafe {
+        let mut m = 0u64;
+        for j in 0..4 {
+            let v = _mm_loadu_si128(chunk.as_ptr().add(16 * j) as *const __m128i);
+            let digit = _mm_sub_epi8(v, _mm_set1_epi8(b'0' as i8));
+            let d = _mm_cmpeq_epi8(_mm_min_epu8(digit, _mm_set1_epi8(9)), digit);
+            let letter = _mm_sub_epi8(_mm_or_si128(v, _mm_set1_epi8(0x20)), _mm_set1_epi8(b'a' as i8));
+            let l = _mm_cmpeq_epi8(_mm_min_epu8(letter, _mm_set1_epi8(25)), letter);
+            let u = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'_' as i8));
+            // A byte's top bit: set for a byte of a non-ASCII character.
+            let w = _mm_or_si128(_mm_or_si128(d, l), _mm_or_si128(u, v));
+            m |= (_mm_movemask_epi8(w) as u32 as u64) << (16 * j);
+        }
+        m
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+fn word_mask(chunk: &[u8; 64]) -> u64 {
+    chunk.iter().enumerate().fold(0, |m, (i, &b)| m | (is_word(b) as u64) << i)
+}
+
+/// The word of trigram `k` in the one bitmap of trigrams and its bit: trigrams of ASCII bytes
+/// (most of them) first, 7 bits a byte (256 kB, which stays in the core's cache), then the
+/// others.
+#[inline(always)]
+fn tri_slot(k: u32) -> (usize, u64) {
+    let compact = (k >> 2 & 0x1f_c000) | (k >> 1 & 0x3f80) | (k & 0x7f);
+    let v = if k & 0x0080_8080 == 0 { compact } else { (1 << 21) + k };
+    ((v >> 6) as usize, 1u64 << (v & 63))
+}

@@ -371,26 +371,33 @@ pub(super) struct Postings {
     pub last_block: u32,
 }
 
-/// Sorts `v` by its upper 32 bits, stably (least significant byte first).
+/// Sorts `v` stably by the key in its upper 32 bits: every kind of key is below `7 << 24`, so
+/// three passes of 9 bits (least significant first) sort it, the counts of all three taken in
+/// one read.
 fn radix_sort_hi(v: &mut Vec<u64>, scratch: &mut Vec<u64>) {
+    debug_assert!(v.iter().all(|x| x >> 32 < 1 << 27));
     scratch.clear();
     scratch.resize(v.len(), 0);
-    for pass in 0..4 {
-        let shift = 32 + 8 * pass;
-        let mut count = [0usize; 257];
-        for &x in v.iter() {
-            count[((x >> shift) & 0xff) as usize + 1] += 1;
-        }
-        if count.iter().any(|&c| c == v.len()) {
+    let mut count = [[0u32; 512]; 3];
+    for &x in v.iter() {
+        let k = (x >> 32) as usize;
+        count[0][k & 511] += 1;
+        count[1][k >> 9 & 511] += 1;
+        count[2][k >> 18 & 511] += 1;
+    }
+    for (pass, c) in count.iter_mut().enumerate() {
+        if c.iter().any(|&n| n as usize == v.len()) {
             continue;
         }
-        for i in 0..256 {
-            count[i + 1] += count[i];
+        let mut sum = 0;
+        for n in c.iter_mut() {
+            (*n, sum) = (sum, sum + *n);
         }
+        let shift = 32 + 9 * pass;
         for &x in v.iter() {
-            let d = ((x >> shift) & 0xff) as usize;
-            scratch[count[d]] = x;
-            count[d] += 1;
+            let d = (x >> shift) as usize & 511;
+            scratch[c[d] as usize] = x;
+            c[d] += 1;
         }
         std::mem::swap(v, scratch);
     }
@@ -645,6 +652,31 @@ mod tests {
         // A file bigger than a batch goes alone; the small ones around it are not split off it.
         assert_eq!(lens(&w(&[mb, 40 * mb, mb, mb])), vec![1, 1, 2]);
         assert!(batches(&w(&[])).is_empty());
+    }
+
+    #[test]
+    fn the_radix_sort_orders_every_kind_of_key_and_keeps_block_order() {
+        // The kinds of key: bytes, trigrams, tools, word pairs, roles; all below 1 << 27.
+        let kinds = [1 << 24 | 0x61, 3 << 24 | 0xff_ffff, grams::tool_key("bash"), 5 << 24 | 0xab_cd00, grams::role_key("toolResult")];
+        assert!(kinds.iter().all(|&k| k < 1 << 27));
+        let mut seed = 1u64;
+        let mut v: Vec<u64> = (0..5000u64)
+            .map(|i| {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let kind = kinds[(seed >> 60) as usize % kinds.len()] & 0x0f00_0000;
+                let k = kind | (seed >> 33) as u32 & if seed & 1 == 0 { 0xff_ffff } else { 0x3 };
+                (k as u64) << 32 | i / 3
+            })
+            .collect();
+        let mut want = v.clone();
+        want.sort_by_key(|x| x >> 32);
+        radix_sort_hi(&mut v, &mut Vec::new());
+        assert_eq!(v, want);
+        // One key only: every pass is skipped, nothing moves.
+        let mut one: Vec<u64> = (0..10).map(|i| (5u64 << 24 | 7) << 32 | i).collect();
+        let same = one.clone();
+        radix_sort_hi(&mut one, &mut Vec::new());
+        assert_eq!(one, same);
     }
 
     #[test]
