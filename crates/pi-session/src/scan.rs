@@ -151,8 +151,9 @@ fn scan_on(root: &Path, parallel: bool) -> Scan {
         }
         // Sorted here, on the folder's core: the merged list is then runs in folder order,
         // which the final sort merges instead of sorting 10,000 paths on one core. One folder:
-        // the names' byte order is the paths' order.
-        part.files.sort_unstable_by(|a, b| a.path.file_name().cmp(&b.path.file_name()));
+        // the paths' bytes (one prefix, then the names) are in the paths' order, and compare
+        // without taking each path apart.
+        part.files.sort_unstable_by(|a, b| a.path.as_os_str().as_encoded_bytes().cmp(b.path.as_os_str().as_encoded_bytes()));
         part
     };
     dirs.sort();
@@ -294,9 +295,9 @@ mod order_tests {
         for a in &paths {
             for b in &paths {
                 assert_eq!(path_order(a, b), a.cmp(b), "{} vs {}", a.display(), b.display());
-                // A folder's files are sorted by name alone.
+                // A folder's files are sorted by their bytes.
                 if a.parent() == b.parent() {
-                    assert_eq!(a.file_name().cmp(&b.file_name()), a.cmp(b), "{} vs {}", a.display(), b.display());
+                    assert_eq!(a.as_os_str().as_encoded_bytes().cmp(b.as_os_str().as_encoded_bytes()), a.cmp(b), "{} vs {}", a.display(), b.display());
                 }
             }
         }
