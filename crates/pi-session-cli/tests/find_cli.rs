@@ -49,6 +49,33 @@ fn search_uses_an_index_in_the_cache_folder_and_sees_appends() {
     assert_eq!(search(dir.path(), "parser")["totalHits"], 0);
 }
 
+/// A query meeting more sessions than the process may have files open: every hit is found (the
+/// lookup kept each file it met open, and past the limit a file failed to open and its hits
+/// were lost without a word).
+#[cfg(unix)]
+#[test]
+fn a_search_meeting_more_sessions_than_open_files_allowed_finds_every_hit() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("sessions/--w--");
+    fs::create_dir_all(&folder).unwrap();
+    for i in 0..150 {
+        let id = format!("s{i:03}");
+        let lines = [
+            json!({"type":"session","version":3,"id":id,"timestamp":"2026-03-02T10:00:00.000Z","cwd":"/w"}),
+            json!({"type":"message","id":"a1","parentId":null,"timestamp":"2026-03-02T10:00:01.000Z","message":{"role":"user","content":format!("zebrafish number {i}")}}),
+        ];
+        fs::write(folder.join(format!("2026-03-02T10-00-00-000Z_{id}.jsonl")), lines.iter().map(|l| l.to_string() + "\n").collect::<String>()).unwrap();
+    }
+    // Built first with the usual limit, then asked with 64 open files at most.
+    assert_eq!(search(dir.path(), "zebrafish")["totalHits"], 150);
+    let script = format!("ulimit -n 64 && exec \"$0\" search zebrafish --json --sessions-dir '{}'", dir.path().join("sessions").display());
+    let out = Command::new("sh").arg("-c").arg(script).arg(BIN).env("PI_SESSION_CACHE_DIR", dir.path().join("cache")).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["totalHits"], 150, "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(r["sessions"].as_array().unwrap().len(), 150);
+}
+
 #[test]
 fn export_writes_inert_html_and_markdown_and_refuses_a_jsonl_target() {
     let dir = tempfile::tempdir().unwrap();

@@ -52,36 +52,58 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
     })
 }
 
-/// The session files a query reads, opened once each.
+/// The session files a query reads: each file's path looked up once, and the last few files
+/// kept open. Not every file a query meets: a query can meet thousands of files, past the 1,024
+/// open files a process may have by default (each further one then failed to open and its hits
+/// were lost), and every doubling of a threaded process's table of open files waits for the
+/// kernel's other cores (6 doublings were 30 ms of a query). A file's blocks are read one after
+/// the other, newest first, so a few open files serve nearly every read.
 #[derive(Default)]
 struct Files {
-    open: HashMap<i64, Option<File>>,
+    paths: HashMap<i64, Option<std::path::PathBuf>>,
+    /// (file id, the file or None when it is gone), the most recently used last.
+    open: Vec<(i64, Option<File>)>,
 }
+
+/// Open session files a query keeps, at most.
+const OPEN_FILES: usize = 8;
 
 impl Files {
     fn get(&mut self, c: &Connection, db: &std::path::Path, id: i64) -> Result<Option<&File>, Error> {
-        if !self.open.contains_key(&id) {
-            let path: Option<String> = c.query_row("SELECT path FROM files WHERE id = ?1", [id], |r| r.get(0)).optional().map_err(|source| Error::Db { path: db.to_path_buf(), source })?;
-            // A file gone since it was indexed has no hits (the next update drops it).
-            let f = path.and_then(|p| File::open(pi_session::pathstr::decode(&p)).ok());
-            self.open.insert(id, f);
+        if let Some(i) = self.open.iter().position(|(f, _)| *f == id) {
+            let e = self.open.remove(i);
+            self.open.push(e);
+            return Ok(self.open.last().and_then(|(_, f)| f.as_ref()));
         }
-        Ok(self.open[&id].as_ref())
+        if !self.paths.contains_key(&id) {
+            let path: Option<String> = c.query_row("SELECT path FROM files WHERE id = ?1", [id], |r| r.get(0)).optional().map_err(|source| Error::Db { path: db.to_path_buf(), source })?;
+            self.paths.insert(id, path.map(|p| pi_session::pathstr::decode(&p)));
+        }
+        // A file gone since it was indexed has no hits (the next update drops it).
+        let f = self.paths[&id].as_ref().and_then(|p| File::open(p).ok());
+        if self.open.len() == OPEN_FILES {
+            self.open.remove(0);
+        }
+        self.open.push((id, f));
+        Ok(self.open.last().and_then(|(_, f)| f.as_ref()))
     }
 }
 
-/// Bytes `off..off+len` of `f` (fewer when the file is shorter now).
-fn read_at(f: &File, off: u64, len: usize) -> Vec<u8> {
-    let mut buf = vec![0u8; len];
+/// Bytes `off..off+len` of `f` (fewer when the file is shorter now), read into `buf`: one
+/// buffer serves a query's reads, growing only (a fresh buffer per block was memory the
+/// allocator mapped, the kernel zeroed and unmapped again, block after block).
+fn read_at<'b>(f: &File, off: u64, len: usize, buf: &'b mut Vec<u8>) -> &'b [u8] {
+    if buf.len() < len {
+        buf.resize(len, 0);
+    }
     let mut got = 0;
     while got < len {
-        match read_some(f, &mut buf[got..], off + got as u64) {
+        match read_some(f, &mut buf[got..len], off + got as u64) {
             Ok(0) | Err(_) => break,
             Ok(n) => got += n,
         }
     }
-    buf.truncate(got);
-    buf
+    &buf[..got]
 }
 
 #[cfg(unix)]
@@ -218,6 +240,7 @@ pub(super) fn find(c: &Connection, db: &std::path::Path, q: &Query, limit: usize
     let terms = Terms::new(q);
     let mut hits = Vec::new();
     let words = !q.terms.is_empty() || q.tool.is_some();
+    let (mut buf, mut own) = (Vec::new(), Vec::new());
     // `cwd:` and `name:` keep files: checked per block below, not per entry in SQL.
     let kept = super::sql::files_kept(c, q).map_err(at)?;
     if !words && (kept.is_none() || q.label.is_some()) {
@@ -230,10 +253,10 @@ pub(super) fn find(c: &Connection, db: &std::path::Path, q: &Query, limit: usize
                 break;
             }
             let raw = match files.get(c, db, r.file_id)? {
-                Some(f) => read_at(f, r.off, r.len as usize),
+                Some(f) => read_at(f, r.off, r.len as usize, &mut buf),
                 None => continue,
             };
-            let text = text::searchable(&pi_session_format::entry::Kind::parse(&r.kind), &String::from_utf8_lossy(&raw));
+            let text = text::searchable(&pi_session_format::entry::Kind::parse(&r.kind), &String::from_utf8_lossy(raw));
             hits.push(Hit { file_id: r.file_id, id: r.id, line: r.line, role: r.role, ts: r.ts, text, lower: None });
         }
         return Ok(hits);
@@ -308,14 +331,13 @@ pub(super) fn find(c: &Connection, db: &std::path::Path, q: &Query, limit: usize
         // The block's span in one read, unless the rows kept are a small part of it (a role
         // kept: a few short lines among long ones), then each row alone.
         let wanted: u64 = rows.iter().map(|r| r.len as u64).sum();
-        let span = (wanted * 2 >= hi - lo).then(|| read_at(f, lo, (hi - lo) as usize));
+        let span = (wanted * 2 >= hi - lo).then(|| read_at(f, lo, (hi - lo) as usize, &mut buf));
         for r in rows {
-            let own;
             let line = match &span {
                 Some(raw) => raw.get((r.off - lo) as usize..(r.off - lo) as usize + r.len as usize),
                 None => {
-                    own = read_at(f, r.off, r.len as usize);
-                    (own.len() == r.len as usize).then_some(&own[..])
+                    let own = read_at(f, r.off, r.len as usize, &mut own);
+                    (own.len() == r.len as usize).then_some(own)
                 }
             };
             let Some(line) = line else { continue };
