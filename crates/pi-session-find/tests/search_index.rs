@@ -109,6 +109,11 @@ fn queries_equal_a_brute_force_scan_and_appends_are_incremental() {
     let st = ix.update(|_| {}).unwrap();
     assert_eq!((st.appended, st.entries_added), (1, 1), "{st:?}");
     assert_eq!(indexed(&ix, "xylophone").len(), 2);
+    assert_same(&root, &ix, &["xylophone", "xylophone two", "role:user fresh"]);
+    // An append reads the file from a little before its new lines: the tail it kept of the
+    // file is the file's, so the next look finds nothing to do.
+    let st = ix.update(|_| {}).unwrap();
+    assert_eq!((st.unchanged, st.entries_added, st.reindexed, st.appended), (st.files, 0, 0, 0), "{st:?}");
 
     // A file rewritten (shorter) is indexed again; a removed file leaves the index.
     std::fs::write(target, &before).unwrap();
