@@ -549,6 +549,7 @@ fn merge(c: &Connection, dir: &Path, group: &[SegRow]) -> rusqlite::Result<()> {
     let name = file_name(c, keep)?;
     let mut w = segment::Writer::new(dir, &name).map_err(io)?;
     let (mut buf, mut out) = (Vec::new(), Vec::new());
+    let mut lists: Vec<segment::Lists<'_>> = segs.iter().map(|s| s.lists()).collect();
     let mut i = 0;
     while i < all.len() {
         let k = all[i].0;
@@ -561,14 +562,14 @@ fn merge(c: &Connection, dir: &Path, group: &[SegRow]) -> rusqlite::Result<()> {
         match &live {
             None => {
                 for &(_, r, l, off, len) in &all[i..j] {
-                    append_list(&mut out, last, &segs[r].list(off, len).map_err(io)?);
+                    append_list(&mut out, last, lists[r].get(off, len).map_err(io)?);
                     last = Some(l);
                 }
             }
             Some(bits) => {
                 buf.clear();
                 for &(_, r, _, off, len) in &all[i..j] {
-                    grams::decode_into(&segs[r].list(off, len).map_err(io)?, &mut buf).map_err(|why| segment::damaged(dir, &format!("list of key {k:#x}: {why}")))?;
+                    grams::decode_into(lists[r].get(off, len).map_err(io)?, &mut buf).map_err(|why| segment::damaged(dir, &format!("list of key {k:#x}: {why}")))?;
                 }
                 buf.retain(|&id| {
                     let x = id as i64 - lo;

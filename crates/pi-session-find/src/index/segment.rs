@@ -175,6 +175,36 @@ fn read_exact_at(f: &File, buf: &mut [u8], off: u64) -> std::io::Result<()> {
     }
 }
 
+/// Lists read through a window of [`WINDOW`] bytes: a merge asks for every list of a segment
+/// once, in the file's order, so one read serves thousands of lists (a read per list was most of
+/// a first build's last seconds).
+pub(super) struct Lists<'a> {
+    seg: &'a Segment,
+    buf: Vec<u8>,
+    /// The list offset `buf` starts at.
+    at: u64,
+}
+
+const WINDOW: usize = 1 << 20;
+
+impl Lists<'_> {
+    /// The bytes of a list found in the key table, checked as [`Segment::list`] checks them.
+    pub(super) fn get(&mut self, off: u64, len: u32) -> std::io::Result<&[u8]> {
+        let end = off.checked_add(len as u64).filter(|&e| e <= self.seg.table - 8);
+        let Some(end) = end else {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "a list past the lists"));
+        };
+        if off < self.at || end > self.at + self.buf.len() as u64 {
+            let n = (self.seg.table - 8 - off).min(WINDOW.max(len as usize) as u64) as usize;
+            self.buf.resize(n, 0);
+            read_exact_at(&self.seg.file, &mut self.buf, 8 + off)?;
+            self.at = off;
+        }
+        let from = (off - self.at) as usize;
+        Ok(&self.buf[from..from + len as usize])
+    }
+}
+
 impl Segment {
     /// Opens a segment's file and checks its length and magic (`full`: its check too, reading
     /// it whole).
@@ -259,6 +289,11 @@ impl Segment {
         Ok(buf)
     }
 
+    /// A reader of this segment's lists in ascending order (a merge's).
+    pub(super) fn lists(&self) -> Lists<'_> {
+        Lists { seg: self, buf: Vec::new(), at: 0 }
+    }
+
     /// The key table: (key, last id, offset, length), ascending keys.
     pub(super) fn table(&self) -> std::io::Result<Vec<(u32, u32, u64, u32)>> {
         let mut t = vec![0u8; (self.keys * ENTRY) as usize];
@@ -308,6 +343,28 @@ mod tests {
         let mut c = Check::new();
         c.add(&other);
         assert_ne!(c.finish(), whole);
+    }
+
+    #[test]
+    fn lists_read_through_a_window_are_the_lists() {
+        let dir = tempfile::tempdir().unwrap();
+        // Lists of every size around the window's: each read from the window or a new read.
+        let sizes = [1usize, 5, WINDOW - 3, 2, WINDOW + 10, 7, 3 * WINDOW, 1];
+        let lists: Vec<(u32, u32, Vec<u8>)> = sizes.iter().enumerate().map(|(i, &n)| (i as u32, 1, (0..n).map(|b| (b * 7 + i) as u8).collect())).collect();
+        write(dir.path(), "seg-1-1.post", &lists).unwrap();
+        let s = Segment::open(&dir.path().join("seg-1-1.post"), true).unwrap();
+        let table = s.table().unwrap();
+        let mut r = s.lists();
+        for &(k, _, off, len) in &table {
+            assert_eq!(r.get(off, len).unwrap(), &lists[k as usize].2[..], "key {k}");
+        }
+        // Backwards too (each a new read), and nothing past the lists.
+        for &(k, _, off, len) in table.iter().rev() {
+            assert_eq!(r.get(off, len).unwrap(), &lists[k as usize].2[..], "key {k}");
+        }
+        let (_, _, off, len) = table[table.len() - 1];
+        assert!(r.get(off, len + 1).is_err());
+        assert!(r.get(u64::MAX - 1, 4).is_err());
     }
 
     #[test]
