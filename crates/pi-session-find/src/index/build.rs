@@ -180,17 +180,22 @@ fn rows_of_piece(entries: &[pi_session::Entry], bytes: &[u8], base: u64, line0: 
     (rows, blocks)
 }
 
-/// The bytes of `path` from `start` to its end, and its stamp taken after.
-fn read_from(path: &Path, start: u64) -> std::io::Result<(Vec<u8>, pi_session_format::FileStamp)> {
+/// The bytes of `path` from `start` to its end, and its stamp taken after; an error when the
+/// file ends before `held` (shorter than the part the index holds: rewritten since the look).
+fn read_from(path: &Path, start: u64, held: u64) -> std::io::Result<(Vec<u8>, pi_session_format::FileStamp)> {
     use std::io::{Read, Seek, SeekFrom};
+    let shorter = || std::io::Error::new(std::io::ErrorKind::InvalidData, "shorter than what the index holds of it");
     let mut f = std::fs::File::open(path)?;
     let len = f.metadata()?.len();
-    if len < start {
-        return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "shorter than what the index holds of it"));
+    if len < held {
+        return Err(shorter());
     }
     f.seek(SeekFrom::Start(start))?;
     let mut bytes = Vec::with_capacity((len - start) as usize + 1);
     f.read_to_end(&mut bytes)?;
+    if start + (bytes.len() as u64) < held {
+        return Err(shorter());
+    }
     let meta = f.metadata()?;
     Ok((bytes, pi_session_format::FileStamp::of(&meta)))
 }
@@ -199,11 +204,11 @@ pub(super) fn index_file(path: &Path, plan: &Plan) -> Result<FileRows, Error> {
     // An append reads what follows the part indexed, and the 256 bytes before its new end
     // (the tail's hash): not the whole file again (a line added to the 165 MB session read
     // all of it).
-    let start = match *plan {
-        Plan::Full => 0,
-        Plan::Append { from, .. } => from.saturating_sub(256),
+    let (start, held) = match *plan {
+        Plan::Full => (0, 0),
+        Plan::Append { from, .. } => (from.saturating_sub(256), from),
     };
-    let (bytes, stamp) = read_from(path, start).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
+    let (bytes, stamp) = read_from(path, start, held).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
     // Complete lines only.
     let end = bytes.iter().rposition(|&b| b == b'\n').map(|p| p + 1).unwrap_or(0);
     let hash = tail_hash(&bytes, end);
@@ -699,6 +704,27 @@ mod tests {
         let same = one.clone();
         radix_sort_hi(&mut one, &mut Vec::new());
         assert_eq!(one, same);
+    }
+
+    #[test]
+    fn an_append_to_a_file_found_shorter_than_the_part_indexed_is_an_error_not_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.jsonl");
+        let line = r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-03-02T10:00:01.000Z","message":{"role":"user","content":"hello"}}"#;
+        let text = format!("{line}\n").repeat(10);
+        let n = text.len() as u64;
+        let append = Plan::Append { file_id: 1, from: n, lines: 10 };
+        // Indexed up to `n`, then rewritten shorter: within the 256 bytes read before the old
+        // end, before them, or empty.
+        for len in [n - 100, 10, 0] {
+            std::fs::write(&p, &text.as_bytes()[..len as usize]).unwrap();
+            assert!(index_file(&p, &append).is_err(), "{len}");
+        }
+        // Grown by a line: that line alone, at its place in the file.
+        std::fs::write(&p, format!("{text}{line}\n")).unwrap();
+        let fr = index_file(&p, &append).unwrap();
+        assert_eq!((fr.rows.len(), fr.rows[0].off, fr.rows[0].line, fr.indexed_bytes, fr.indexed_lines), (1, n, 11, n + line.len() as u64 + 1, 11));
+        assert_eq!(fr.tail_hash, tail_hash(&std::fs::read(&p).unwrap(), fr.indexed_bytes as usize));
     }
 
     #[test]
