@@ -54,7 +54,9 @@ pub fn lowercase(text: &str) -> Cow<'_, str> {
         let run = b[i..].iter().position(|&x| x >= 0x80).unwrap_or(b.len() - i);
         out.extend(b[i..i + run].iter().map(u8::to_ascii_lowercase));
         i += run;
-        if let Some(c) = text.get(i..).and_then(|t| t.chars().next()) {
+        if i < b.len() {
+            // A character's first byte: the run stopped there.
+            let c = text[i..].chars().next().unwrap_or('\u{fffd}');
             for l in c.to_lowercase() {
                 out.extend_from_slice(l.encode_utf8(&mut utf8).as_bytes());
             }
