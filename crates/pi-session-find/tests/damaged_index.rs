@@ -6,7 +6,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{brute_force, corpus, indexed};
+use common::{brute_force, built, corpus, indexed};
 use pi_session_find::{Query, SearchIndex};
 
 const QUERIES: &[&str] = &["parser", "role:user migration", "tool:bash", "ok"];
@@ -176,10 +176,7 @@ fn a_damaged_posting_file_is_set_aside_with_its_index_and_rebuilt() {
 #[test]
 fn damage_found_by_a_query_is_healed_within_the_query() {
     let dir = tempfile::tempdir().unwrap();
-    let root = corpus(&dir.path().join("corpus"), 10, 600_000);
-    let db = dir.path().join("cache/search.sqlite");
-    let ix = SearchIndex::open(&root, &db).unwrap();
-    ix.update(|_| {}).unwrap();
+    let (root, db, ix) = built(dir.path(), 10, 600_000);
     // Damaged under the open index (as another process or a disk could).
     let good = std::fs::read(&db).unwrap();
     let mut rng = Rng(seed());

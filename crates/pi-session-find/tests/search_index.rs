@@ -6,7 +6,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use common::{brute_force, corpus, indexed};
+use common::{brute_force, built, corpus, indexed};
 use pi_session_format::entry::Kind;
 use pi_session::SessionIndex;
 use pi_session_find::{Query, SearchIndex};
@@ -226,10 +226,7 @@ fn a_big_file_read_in_pieces_on_all_threads_answers_as_a_scan() {
 #[test]
 fn an_update_that_only_removes_files_drops_their_blocks_from_the_postings() {
     let dir = tempfile::tempdir().unwrap();
-    let root = corpus(&dir.path().join("corpus"), 12, 1_200_000);
-    let db = dir.path().join("cache/search.sqlite");
-    let ix = SearchIndex::open(&root, &db).unwrap();
-    ix.update(|_| {}).unwrap();
+    let (root, db, ix) = built(dir.path(), 12, 1_200_000);
     let postings = |db: &Path| -> u64 { std::fs::read_dir(format!("{}-postings", db.display())).unwrap().map(|e| e.unwrap().metadata().unwrap().len()).sum() };
     let before = postings(&db);
     let files = pi_session::scan::scan(&root).files;

@@ -12,6 +12,15 @@ pub fn corpus(dir: &Path, files: usize, bytes: u64) -> PathBuf {
     dir.join("sessions")
 }
 
+/// A generated corpus under `dir` and its index built in `dir/cache`: (root, database, index).
+pub fn built(dir: &Path, files: usize, bytes: u64) -> (PathBuf, PathBuf, SearchIndex) {
+    let root = corpus(&dir.join("corpus"), files, bytes);
+    let db = dir.join("cache/search.sqlite");
+    let ix = SearchIndex::open(&root, &db).unwrap();
+    ix.update(|_| {}).unwrap();
+    (root, db, ix)
+}
+
 /// (path, entry id, line) of every entry the query matches, by reading every file.
 pub use pi_session_bench::brute::brute_force;
 
