@@ -239,3 +239,63 @@ fn an_update_that_only_removes_files_drops_their_blocks_from_the_postings() {
     assert!(after * 10 < before * 9, "the dead blocks' ids stay in the posting files: {before} -> {after} bytes");
     assert_same(&root, &ix, QUERIES);
 }
+
+/// A session appended to while the index is brought up to date again and again, as beside a
+/// running pi (each line written in two pieces, so an update can meet half a line): every line
+/// is indexed once and whole, and when the writer stops the answers equal a brute-force read.
+#[test]
+fn updates_beside_a_writer_index_each_appended_line_once() {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let dir = tempfile::tempdir().unwrap();
+    let (root, _db, ix) = built(dir.path(), 6, 400_000);
+    let target = pi_session::scan::scan(&root).files[2].path.clone();
+    let s = SessionIndex::load(&target).unwrap();
+    let mut parent = s.entries.iter().rev().find(|e| e.id.is_some()).unwrap().id_str().to_string();
+    let lines: Vec<String> = (0..200)
+        .map(|i| {
+            let id = format!("w{i:03}");
+            let l = format!("{{\"type\":\"message\",\"id\":\"{id}\",\"parentId\":\"{parent}\",\"timestamp\":\"2026-12-06T10:00:00.000Z\",\"message\":{{\"role\":\"user\",\"content\":\"wombat number {i} in a long enough line to be cut in two\",\"timestamp\":1796032800000}}}}");
+            parent = id;
+            l
+        })
+        .collect();
+    let done = AtomicBool::new(false);
+    let updates = AtomicUsize::new(0);
+    let mut whole_again = 0;
+    std::thread::scope(|sc| {
+        sc.spawn(|| {
+            for (i, l) in lines.iter().enumerate() {
+                let mut f = std::fs::OpenOptions::new().append(true).open(&target).unwrap();
+                let (a, b) = l.as_bytes().split_at(l.len() / 2);
+                f.write_all(a).unwrap();
+                // Every tenth line waits, half written, for an update to meet it.
+                if i % 10 == 0 {
+                    let seen = updates.load(Ordering::SeqCst);
+                    while updates.load(Ordering::SeqCst) < seen + 2 {
+                        std::thread::yield_now();
+                    }
+                }
+                f.write_all(b).unwrap();
+                f.write_all(b"\n").unwrap();
+            }
+            done.store(true, Ordering::SeqCst);
+        });
+        while !done.load(Ordering::SeqCst) {
+            let st = ix.update(|_| {}).unwrap();
+            whole_again += st.reindexed + st.added;
+            updates.fetch_add(1, Ordering::SeqCst);
+        }
+    });
+    let st = ix.update(|_| {}).unwrap();
+    assert!(updates.load(Ordering::SeqCst) >= 20, "{updates:?}");
+    // Half a line is left for the next update: the file is never read whole again.
+    assert_eq!(whole_again + st.reindexed + st.added, 0, "appends only: {st:?}");
+    let r = ix.search("wombat", 10_000).unwrap();
+    assert_eq!(r.total_hits, 200, "each line once");
+    let mut ids: Vec<String> = r.sessions.iter().flat_map(|s| s.hits.iter().map(|h| h.id.clone())).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 200);
+    assert_same(&root, &ix, &["wombat", "\"wombat number 1\"", "role:user wombat", "wombat number 199"]);
+}
