@@ -39,6 +39,10 @@ impl OwnedBatch {
     }
 }
 
+/// At most this many used batches are kept for reading into again: one being applied, one
+/// being parsed, one being read.
+const SPARE: usize = 3;
+
 /// Reads a stream as batches of about `target` bytes of complete lines; a last line without a
 /// newline comes alone in the final batch.
 pub struct BatchReader<R> {
@@ -49,11 +53,23 @@ pub struct BatchReader<R> {
     eof: bool,
     target: usize,
     start: u64,
+    /// Batches handed back once used ([`BatchReader::recycle`]): their buffers are read into
+    /// again, without the fresh pages (and their faults) of a new allocation per batch.
+    spare: Vec<OwnedBatch>,
 }
 
 impl<R: Read> BatchReader<R> {
     pub fn new(r: R, offset: u64, first_line: u32, target: usize) -> Self {
-        BatchReader { r, carry: Vec::new(), base: offset, line: first_line, eof: false, target: target.max(4096), start: offset }
+        BatchReader { r, carry: Vec::new(), base: offset, line: first_line, eof: false, target: target.max(4096), start: offset, spare: Vec::new() }
+    }
+
+    /// Takes back a batch that is no longer used: the next batches are read into its buffers.
+    pub fn recycle(&mut self, mut b: OwnedBatch) {
+        if self.spare.len() < SPARE {
+            b.buf.clear();
+            b.lines.clear();
+            self.spare.push(b);
+        }
     }
 
     /// Bytes consumed so far (complete lines and a final unterminated one).
@@ -62,7 +78,9 @@ impl<R: Read> BatchReader<R> {
     }
 
     pub fn next_batch(&mut self) -> io::Result<Option<OwnedBatch>> {
-        let mut buf = std::mem::take(&mut self.carry);
+        let OwnedBatch { mut buf, mut lines } = self.spare.pop().unwrap_or(OwnedBatch { buf: Vec::new(), lines: Vec::new() });
+        buf.extend_from_slice(&self.carry);
+        self.carry.clear();
         loop {
             let want = buf.len() + self.target;
             if !self.eof && buf.len() < want {
@@ -77,9 +95,9 @@ impl<R: Read> BatchReader<R> {
             }
             match memchr::memrchr(b'\n', &buf) {
                 Some(last) => {
-                    self.carry = buf[last + 1..].to_vec();
+                    self.carry.extend_from_slice(&buf[last + 1..]);
                     buf.truncate(last + 1);
-                    let mut lines = Vec::with_capacity(buf.len() / 512 + 1);
+                    lines.reserve(buf.len() / 512 + 1);
                     let mut start = 0usize;
                     for nl in memchr::memchr_iter(b'\n', &buf) {
                         lines.push(Span { number: self.line, offset: self.base + start as u64, start, end: nl, terminated: true });
@@ -94,7 +112,7 @@ impl<R: Read> BatchReader<R> {
                         return Ok(None);
                     }
                     let len = buf.len();
-                    let lines = vec![Span { number: self.line, offset: self.base, start: 0, end: len, terminated: false }];
+                    lines.push(Span { number: self.line, offset: self.base, start: 0, end: len, terminated: false });
                     self.base += len as u64;
                     return Ok(Some(OwnedBatch { buf, lines }));
                 }
@@ -111,10 +129,16 @@ mod tests {
     fn lines_of(data: &[u8], target: usize) -> Vec<(u32, u64, Vec<u8>, bool)> {
         let mut r = BatchReader::new(data, 10, 1, target);
         let mut seen = Vec::new();
+        let mut batches = 0;
         while let Some(b) = r.next_batch().unwrap() {
+            batches += 1;
             for s in &b.lines {
                 let l = b.line(s);
                 seen.push((l.number, l.offset, l.bytes.to_vec(), l.terminated));
+            }
+            // Every other batch handed back: the next ones are read into used buffers.
+            if batches % 2 == 0 {
+                r.recycle(b);
             }
         }
         assert_eq!(r.consumed(), data.len() as u64);

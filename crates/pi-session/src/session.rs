@@ -325,22 +325,38 @@ impl SessionIndex {
         let mut reader = BatchReader::new(r, offset, first_line, target);
         let mut st = Applying { committed_len: self.committed_len, checkpointed: false, pending: Vec::new() };
         // Big files: while one batch is applied in file order (header, ids, findings), the next
-        // one is parsed on the other cores.
+        // one is parsed on the other cores and this thread reads the one after it.
         let ahead = |b: &OwnedBatch| if cores == Cores::All { parse_batch(b) } else { Vec::new() };
         let mut cur = reader.next_batch()?.map(|b| {
             let p = ahead(&b);
             (b, p)
         });
+        let mut next = match cur {
+            Some(_) => reader.next_batch()?,
+            None => None,
+        };
         while let Some((b, pre)) = cur.take() {
-            let next = reader.next_batch()?;
-            let next_pre = match &next {
-                Some(n) if cores == Cores::All && n.bytes() >= PARALLEL_BATCH => rayon::join(|| parse_batch(n), || self.apply_batch(&b, pre, &mut st)).0,
-                _ => {
+            let (next_pre, after) = match &next {
+                Some(n) if cores == Cores::All && n.bytes() >= PARALLEL_BATCH => {
+                    let mut next_pre = Vec::new();
+                    let after = rayon::in_place_scope(|s| {
+                        s.spawn(|_| next_pre = rayon::join(|| parse_batch(n), || self.apply_batch(&b, pre, &mut st)).0);
+                        reader.next_batch()
+                    })?;
+                    (next_pre, after)
+                }
+                Some(n) => {
                     self.apply_batch(&b, pre, &mut st);
-                    next.as_ref().map(ahead).unwrap_or_default()
+                    (ahead(n), reader.next_batch()?)
+                }
+                None => {
+                    self.apply_batch(&b, pre, &mut st);
+                    (Vec::new(), None)
                 }
             };
-            cur = next.map(|n| (n, next_pre));
+            reader.recycle(b);
+            cur = next.take().map(|n| (n, next_pre));
+            next = after;
         }
         if !st.checkpointed {
             self.committed = self.checkpoint();

@@ -84,18 +84,19 @@ fn metas_read_by_refreshes_match_a_whole_read() {
 
 #[test]
 fn a_file_read_on_one_core_is_indexed_as_on_all() {
-    // Several batches of 4 MB: on all cores their lines are parsed ahead (metas boxed), on one
-    // they are all parsed in order (metas in blocks); a damaged line and a duplicate id too.
-    let mut lines = lines(40_000);
+    // Several batches of 4 MB: on all cores their lines are parsed ahead (metas boxed) while the
+    // next batch is read into the buffer of one already applied; on one they are all parsed in
+    // order (metas in blocks); a damaged line and a duplicate id too.
+    let mut lines = lines(60_000);
     lines.insert(20_000, "{\"type\":\"message\",\"id\":".to_string());
     lines.push(lines[5].clone());
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.jsonl");
     std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-    assert!(std::fs::metadata(&path).unwrap().len() > 8 << 20, "bigger than two batches");
+    assert!(std::fs::metadata(&path).unwrap().len() > 12 << 20, "more than three batches");
     let all = SessionIndex::load_on(&path, pi_session::session::Cores::All).unwrap();
     let one = SessionIndex::load_on(&path, pi_session::session::Cores::One).unwrap();
-    assert_eq!(all.entries.len(), 40_001);
+    assert_eq!(all.entries.len(), 60_001);
     assert_eq!(all.diagnostics.len(), 2, "{:?}", all.diagnostics);
     assert_eq!(format!("{:?}", one.entries), format!("{:?}", all.entries));
     assert_eq!(format!("{:?}", one.diagnostics), format!("{:?}", all.diagnostics));
