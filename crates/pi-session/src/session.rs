@@ -33,6 +33,18 @@ pub use snapshot::{cache_dir, CacheUse, Encoded, SkeletonCache};
 
 /// Bytes read per batch of lines.
 const BATCH: usize = 4 * 1024 * 1024;
+/// The next batch, noting in `names_files` whether it holds `.jsonl` after the file's first
+/// line (a fork's header names its parent's file; a batch is whole lines, so the bytes cannot
+/// span two batches). Searched in the buffer just read, while its bytes are in the cache.
+fn next_noted<R: io::Read>(reader: &mut BatchReader<R>, names_files: &mut bool) -> io::Result<Option<OwnedBatch>> {
+    let b = reader.next_batch()?;
+    if let Some(b) = b.as_ref().filter(|_| !*names_files) {
+        let from = b.lines.first().filter(|l| l.offset == 0).map_or(0, |l| l.end);
+        *names_files = memchr::memmem::find(&b.buf[from..], b".jsonl").is_some();
+    }
+    Ok(b)
+}
+
 /// Where reading stands while batches are applied.
 struct Applying {
     committed_len: u64,
@@ -80,6 +92,10 @@ pub struct SessionIndex {
     pub(crate) pi1_only: u32,
     /// The metas of the messages indexed since the last block was closed.
     metas: Metas,
+    /// A line after the first holds `.jsonl`: the session's tool calls and results may name
+    /// session files ([`crate::forks::spawn::named_files`] reads the file again only then).
+    /// Never reset by a refresh; true when not known (an index decoded from a snapshot).
+    pub(crate) names_files: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -192,6 +208,7 @@ impl SessionIndex {
             scan: ScanState { next_line: 1, ..Default::default() },
             pi1_only: 0,
             metas: Metas::default(),
+            names_files: false,
         }
     }
 
@@ -261,6 +278,12 @@ impl SessionIndex {
         Some(Refresh::Appended { first_new_entry })
     }
 
+    /// Whether a line after the first may name a session file (holds `.jsonl`; true when not
+    /// known): [`crate::forks::spawn::named_files`] reads the file again only then.
+    pub fn names_files(&self) -> bool {
+        self.names_files
+    }
+
     /// v1/v2 files are migrated as a whole; any change means reading them again.
     fn needs_full_reload(&self) -> bool {
         self.header.as_ref().map(|h| h.effective_version() < 3.0).unwrap_or(false)
@@ -315,6 +338,8 @@ impl SessionIndex {
     fn read_from<R: io::Read>(&mut self, r: R, offset: u64, cores: Cores) -> io::Result<()> {
         let read = self.read_batches(r, offset, cores);
         self.metas.close(&mut self.entries);
+        // Lines taken before the failure were not searched for a file's name.
+        self.names_files |= read.is_err();
         read
     }
 
@@ -326,13 +351,14 @@ impl SessionIndex {
         let mut st = Applying { committed_len: self.committed_len, checkpointed: false, pending: Vec::new() };
         // Big files: while one batch is applied in file order (header, ids, findings), the next
         // one is parsed on the other cores and this thread reads the one after it.
+        let mut names_files = self.names_files;
         let ahead = |b: &OwnedBatch| if cores == Cores::All { parse_batch(b) } else { Vec::new() };
-        let mut cur = reader.next_batch()?.map(|b| {
+        let mut cur = next_noted(&mut reader, &mut names_files)?.map(|b| {
             let p = ahead(&b);
             (b, p)
         });
         let mut next = match cur {
-            Some(_) => reader.next_batch()?,
+            Some(_) => next_noted(&mut reader, &mut names_files)?,
             None => None,
         };
         while let Some((b, pre)) = cur.take() {
@@ -341,13 +367,13 @@ impl SessionIndex {
                     let mut next_pre = Vec::new();
                     let after = rayon::in_place_scope(|s| {
                         s.spawn(|_| next_pre = rayon::join(|| parse_batch(n), || self.apply_batch(&b, pre, &mut st)).0);
-                        reader.next_batch()
+                        next_noted(&mut reader, &mut names_files)
                     })?;
                     (next_pre, after)
                 }
                 Some(n) => {
                     self.apply_batch(&b, pre, &mut st);
-                    (ahead(n), reader.next_batch()?)
+                    (ahead(n), next_noted(&mut reader, &mut names_files)?)
                 }
                 None => {
                     self.apply_batch(&b, pre, &mut st);
@@ -358,6 +384,7 @@ impl SessionIndex {
             cur = next.take().map(|n| (n, next_pre));
             next = after;
         }
+        self.names_files = names_files;
         if !st.checkpointed {
             self.committed = self.checkpoint();
         }

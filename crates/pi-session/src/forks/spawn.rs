@@ -221,6 +221,10 @@ pub struct NamedFile {
 /// the lines it is found in are parsed. `bytes`: the file's bytes when they are in memory.
 pub fn named_files(s: &Session, bytes: Option<&[u8]>) -> Vec<NamedFile> {
     let ix = &s.index;
+    // No line after the header holds `.jsonl` (seen while the file was indexed).
+    if !ix.names_files() {
+        return Vec::new();
+    }
     let owned;
     let data: &[u8] = match bytes {
         Some(b) => b,
