@@ -84,9 +84,44 @@ fn needle(q: &str) -> String {
     p.terms.iter().max_by_key(|t| t.len()).cloned().unwrap_or_else(|| q.rsplit(':').next().unwrap_or(q).to_string())
 }
 
+/// The bench's own session, in a folder of its own under the corpus's root, indexed with the
+/// corpus and appended to by the "appended line" step; removed when the bench ends. The
+/// corpus's files are never written to (an earlier version appended to its newest file, a line
+/// per run, the second one its own parent: a cycle pi loops on, and a corpus that changed).
+struct OwnSession {
+    dir: PathBuf,
+    file: PathBuf,
+}
+
+impl OwnSession {
+    fn create(root: &Path) -> OwnSession {
+        let dir = root.join("--pi-search-bench--");
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("2026-12-01T00-00-00-000Z_0199ffff-0000-7000-8000-00000000be0c.jsonl");
+        let header = serde_json::json!({"type":"session","version":3,"id":"0199ffff-0000-7000-8000-00000000be0c","timestamp":"2026-12-01T00:00:00.000Z","cwd":"/pi-search-bench"});
+        let first = serde_json::json!({"type":"message","id":"benchz00","parentId":null,"timestamp":"2026-12-01T00:00:00.000Z","message":{"role":"user","content":"zqvxj wbkq","timestamp":1796083200000u64}});
+        std::fs::write(&file, format!("{header}\n{first}\n")).unwrap();
+        OwnSession { dir, file }
+    }
+
+    fn append(&self, line: serde_json::Value) {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new().append(true).open(&self.file).unwrap();
+        f.write_all(format!("{line}\n").as_bytes()).unwrap();
+    }
+}
+
+impl Drop for OwnSession {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.file);
+        let _ = std::fs::remove_dir(&self.dir);
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let root = std::fs::canonicalize(cli.corpus.join("sessions")).expect("corpus/sessions");
+    let own = OwnSession::create(&root);
     let files = pi_session::scan::scan(&root).files;
     let bytes: u64 = files.iter().map(|f| f.size).sum();
     let work = cli.work.clone().unwrap_or_else(std::env::temp_dir).join(format!("pi-search-bench-{}", std::process::id()));
@@ -155,15 +190,8 @@ fn main() -> ExitCode {
     let g50 = grep_p50("-rlF");
     let gi50 = grep_p50("-rliF");
 
-    // An append is taken in by the next query: a line added to the newest file.
-    let newest = files.iter().max_by_key(|f| f.stamp.mtime_ns).map(|f| f.path.clone()).unwrap();
-    let last_id = pi_session::SessionIndex::load(&newest).unwrap().entries.iter().rev().find_map(|e| e.id.as_ref().map(|_| e.id_str().to_string()));
-    {
-        use std::io::Write;
-        let line = serde_json::json!({"type":"message","id":"benchz01","parentId":last_id,"timestamp":"2026-12-01T00:00:00.000Z","message":{"role":"user","content":"quokka-appended line","timestamp":1796083200000u64}});
-        let mut f = std::fs::OpenOptions::new().append(true).open(&newest).unwrap();
-        f.write_all(format!("{line}\n").as_bytes()).unwrap();
-    }
+    // An append is taken in by the next query: a line added to the bench's own session.
+    own.append(serde_json::json!({"type":"message","id":"benchz01","parentId":"benchz00","timestamp":"2026-12-01T00:00:01.000Z","message":{"role":"user","content":"quokka-appended line","timestamp":1796083201000u64}}));
     let append = must(run(&mut search_cmd(&cli.pi_session, &root, &cache, "quokka-appended"), true), "append");
     let append_hits = serde_json::from_slice::<serde_json::Value>(&append.stdout).map(|v| v["totalHits"].as_u64().unwrap_or(0)).unwrap_or(0);
 
