@@ -36,7 +36,7 @@ mod pi_steps;
 mod report;
 mod versus;
 
-use child::{children_cpu_secs, run, run_opts, Run};
+use child::{children_cpu_secs, run, run_limited, Run};
 use in_process::{cached_open, incremental, list_in_process, open_in_process};
 use report::{gbps, mb, ratio, secs, Ratio, Report};
 
@@ -96,6 +96,10 @@ struct Cli {
     /// Wall-time budget for pi opening every file, in seconds; beyond it the total is extrapolated
     #[arg(long, default_value_t = 300.0)]
     open_budget: f64,
+    /// Seconds one step of pi may run before it is killed and reported as failed (a pi that
+    /// loops on a parent cycle never ends)
+    #[arg(long, default_value_t = 1800.0)]
+    pi_step_limit: f64,
     /// Appends timed for the incremental update
     #[arg(long, default_value_t = 11)]
     appends: usize,
@@ -234,7 +238,7 @@ fn cat_all(c: &Corpus, list0: &Path) -> std::io::Result<Run> {
     let _ = c;
     // xargs waits for its cats, so their CPU time is in its own when it is reaped.
     let cpu_secs = children_cpu_secs() - cpu_before;
-    Ok(Run { secs, status: status.code().unwrap_or(-1), max_rss_kb: 0, cpu_secs, stdout: Vec::new(), stdout_len: 0, stderr: Vec::new() })
+    Ok(Run { secs, status: status.code().unwrap_or(-1), max_rss_kb: 0, cpu_secs, stdout: Vec::new(), stdout_len: 0, stderr: Vec::new(), timed_out: false })
 }
 
 /// Drops the page cache of every corpus file (`posix_fadvise(POSIX_FADV_DONTNEED)`, which any
@@ -335,7 +339,7 @@ fn run_pi(cli: &Cli, pi: &Pi, heap: Option<u32>, args: &[&OsStr]) -> std::io::Re
         cmd.env("PI_PACKAGE", p);
     }
     cmd.arg(pi_side_path(cli)).args(args);
-    let r = run_opts(&mut cmd, true, true)?;
+    let r = run_limited(&mut cmd, true, true, Some(std::time::Duration::from_secs_f64(cli.pi_step_limit)))?;
     let j = std::str::from_utf8(&r.stdout).ok().and_then(|s| s.lines().rev().find(|l| l.starts_with('{')).and_then(|l| serde_json::from_str(l).ok()));
     Ok((r, j))
 }

@@ -15,6 +15,8 @@ pub struct Run {
     pub stdout: Vec<u8>,
     pub stdout_len: u64,
     pub stderr: Vec<u8>,
+    /// Killed for running past its time limit ([`run_limited`]).
+    pub timed_out: bool,
 }
 
 impl Run {
@@ -29,7 +31,9 @@ impl Run {
             Some(l) => l.trim().to_string(),
             None => err.lines().rev().take(4).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join(" | "),
         };
-        if self.status < 0 {
+        if self.timed_out {
+            format!("stopped after {:.0} s, its time limit: {tail}", self.secs)
+        } else if self.status < 0 {
             format!("killed by signal {}{}: {tail}", -self.status, if -self.status == 9 || -self.status == 6 { " (out of memory?)" } else { "" })
         } else {
             format!("exit {}: {tail}", self.status)
@@ -40,11 +44,13 @@ impl Run {
 /// Runs `cmd`, reading its stdout to the end (kept when `keep`), and reaps it with `wait4`
 /// for its own peak RSS.
 pub fn run(cmd: &mut Command, keep: bool) -> std::io::Result<Run> {
-    run_opts(cmd, keep, false)
+    run_limited(cmd, keep, false, None)
 }
 
-/// `oom_first`: should memory run out, the kernel ends this child before anything else.
-pub fn run_opts(cmd: &mut Command, keep: bool, oom_first: bool) -> std::io::Result<Run> {
+/// [`run`], and: `oom_first`, should memory run out, the kernel ends this child before anything
+/// else; `limit`, the child is killed (`SIGKILL`) once it has run that long (a pi that loops on a
+/// parent cycle must not hold the whole benchmark).
+pub fn run_limited(cmd: &mut Command, keep: bool, oom_first: bool, limit: Option<std::time::Duration>) -> std::io::Result<Run> {
     cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     // A child's peak RSS counts this process's RSS at fork: give freed memory (an earlier
     // child's parsed output) back first.
@@ -59,6 +65,19 @@ pub fn run_opts(cmd: &mut Command, keep: bool, oom_first: bool) -> std::io::Resu
     if oom_first {
         let _ = std::fs::write(format!("/proc/{pid}/oom_score_adj"), "1000");
     }
+    // The watchdog: killed unless told (by the sender's drop) that the output ended first. The
+    // child is not reaped before the watchdog is joined, so its pid cannot name another process.
+    let (done, over) = std::sync::mpsc::channel::<()>();
+    let watchdog = limit.map(|limit| {
+        std::thread::spawn(move || {
+            let fired = over.recv_timeout(limit) == Err(std::sync::mpsc::RecvTimeoutError::Timeout);
+            if fired {
+                // SAFETY: a signal to our own unreaped child.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
+            fired
+        })
+    });
     let mut out = child.stdout.take().unwrap();
     let mut err = child.stderr.take().unwrap();
     let errt = std::thread::spawn(move || {
@@ -80,6 +99,8 @@ pub fn run_opts(cmd: &mut Command, keep: bool, oom_first: bool) -> std::io::Resu
         }
     }
     let secs = t.elapsed().as_secs_f64();
+    drop(done);
+    let timed_out = watchdog.is_some_and(|w| w.join().unwrap_or(false));
     let mut status = 0;
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
     let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
@@ -94,7 +115,7 @@ pub fn run_opts(cmd: &mut Command, keep: bool, oom_first: bool) -> std::io::Resu
     } else {
         -1
     };
-    Ok(Run { secs, status, max_rss_kb: ru.ru_maxrss as u64, cpu_secs: cpu_secs(&ru), stdout, stdout_len: n, stderr: errt.join().unwrap_or_default() })
+    Ok(Run { secs, status, max_rss_kb: ru.ru_maxrss as u64, cpu_secs: cpu_secs(&ru), stdout, stdout_len: n, stderr: errt.join().unwrap_or_default(), timed_out })
 }
 
 /// User plus system CPU time of a `rusage`.
@@ -110,4 +131,19 @@ pub(super) fn children_cpu_secs() -> f64 {
     // SAFETY: `ru` is a valid rusage for getrusage to fill.
     unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru) };
     cpu_secs(&ru)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn a_child_past_its_limit_is_killed_and_one_within_it_is_not() {
+        let r = run_limited(Command::new("sleep").arg("30"), false, false, Some(Duration::from_millis(300))).unwrap();
+        assert!(r.timed_out && r.status == -libc::SIGKILL && r.secs < 10.0, "status {} after {} s", r.status, r.secs);
+        assert!(r.describe_failure().contains("time limit"), "{}", r.describe_failure());
+        let r = run_limited(Command::new("sh").args(["-c", "echo ok"]), true, false, Some(Duration::from_secs(30))).unwrap();
+        assert!(!r.timed_out && r.ok() && r.stdout == b"ok\n");
+    }
 }
