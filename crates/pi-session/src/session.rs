@@ -96,7 +96,7 @@ pub struct SessionIndex {
     /// A line after the first holds `.jsonl`: the session's tool calls and results may name
     /// session files ([`crate::forks::spawn::named_files`] reads the file again only then).
     /// Never reset by a refresh; true when not known (an index decoded from a snapshot).
-    pub(crate) names_files: bool,
+    names_files: bool,
 }
 
 #[derive(Debug, Clone, Default)]
