@@ -152,6 +152,7 @@ impl SessionIndex {
         // About one entry per 700 bytes: reserve once instead of growing by copies.
         let guess = (meta.len() / 700).min(4_000_000) as usize;
         ix.entries.reserve(guess);
+        pi_session_format::pages::huge_pages(&ix.entries);
         ix.ordinals.reserve(guess);
         ix.by_id.reserve(guess);
         if meta.len() < PARALLEL_BATCH as u64 || cores == Cores::One {
@@ -353,34 +354,38 @@ impl SessionIndex {
         // Big files: while one batch is applied in file order (header, ids, findings), the next
         // one is parsed on the other cores and this thread reads the one after it.
         let mut names_files = self.names_files;
-        let ahead = |b: &OwnedBatch| if cores == Cores::All { parse_batch(b) } else { Vec::new() };
+        let ahead = |b: &OwnedBatch, into: &mut Vec<Option<Pre>>| if cores == Cores::All { parse_batch(b, into) } else { into.clear() };
         let mut cur = next_noted(&mut reader, &mut names_files)?.map(|b| {
-            let p = ahead(&b);
+            let mut p = Vec::new();
+            ahead(&b, &mut p);
             (b, p)
         });
         let mut next = match cur {
             Some(_) => next_noted(&mut reader, &mut names_files)?,
             None => None,
         };
-        while let Some((b, pre)) = cur.take() {
-            let (next_pre, after) = match &next {
-                Some(n) if cores == Cores::All && n.bytes() >= PARALLEL_BATCH => {
-                    let mut next_pre = Vec::new();
-                    let after = rayon::in_place_scope(|s| {
-                        s.spawn(|_| next_pre = rayon::join(|| parse_batch(n), || self.apply_batch(&b, pre, &mut st)).0);
-                        next_noted(&mut reader, &mut names_files)
-                    })?;
-                    (next_pre, after)
-                }
+        // The lines parsed ahead go to the list of the batch applied before (emptied by then).
+        let mut spare: Vec<Option<Pre>> = Vec::new();
+        while let Some((b, mut pre)) = cur.take() {
+            let mut next_pre = std::mem::take(&mut spare);
+            let after = match &next {
+                Some(n) if cores == Cores::All && n.bytes() >= PARALLEL_BATCH => rayon::in_place_scope(|s| {
+                    s.spawn(|_| {
+                        rayon::join(|| parse_batch(n, &mut next_pre), || self.apply_batch(&b, &mut pre, &mut st));
+                    });
+                    next_noted(&mut reader, &mut names_files)
+                })?,
                 Some(n) => {
-                    self.apply_batch(&b, pre, &mut st);
-                    (ahead(n), next_noted(&mut reader, &mut names_files)?)
+                    self.apply_batch(&b, &mut pre, &mut st);
+                    ahead(n, &mut next_pre);
+                    next_noted(&mut reader, &mut names_files)?
                 }
                 None => {
-                    self.apply_batch(&b, pre, &mut st);
-                    (Vec::new(), None)
+                    self.apply_batch(&b, &mut pre, &mut st);
+                    None
                 }
             };
+            spare = pre;
             reader.recycle(b);
             cur = next.take().map(|n| (n, next_pre));
             next = after;
@@ -395,8 +400,8 @@ impl SessionIndex {
     }
 
     /// Indexes the lines of one batch in file order, using the lines parsed ahead.
-    fn apply_batch(&mut self, batch: &OwnedBatch, pre: Vec<Option<Pre>>, st: &mut Applying) {
-        let mut pre = pre.into_iter();
+    fn apply_batch(&mut self, batch: &OwnedBatch, pre: &mut Vec<Option<Pre>>, st: &mut Applying) {
+        let mut pre = pre.drain(..);
         for span in &batch.lines {
             let line = batch.line(span);
             let terminated = line.terminated;

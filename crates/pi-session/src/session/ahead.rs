@@ -47,13 +47,16 @@ pub(super) fn parse_text(n: u32, offset: u64, len: u32, text: &str, meta: Option
     (parsed, surrogate && json::has_lone_surrogate(text))
 }
 
-/// Parses the lines of a big batch on all cores (small batches are parsed in order).
-pub(super) fn parse_batch(b: &OwnedBatch) -> Vec<Option<Pre>> {
+/// Parses the lines of a big batch on all cores into `into` (emptied first; small batches are
+/// parsed in order and leave it empty). `into` is the list of a batch applied before: its
+/// memory is used again (a fresh one per 4 MB batch was about 850 kB of new pages).
+pub(super) fn parse_batch(b: &OwnedBatch, into: &mut Vec<Option<Pre>>) {
     if b.bytes() < PARALLEL_BATCH {
-        return Vec::new();
+        into.clear();
+        return;
     }
     use rayon::prelude::*;
-    b.lines.par_iter().map(|s| pre_parse(&b.line(s))).collect()
+    b.lines.par_iter().map(|s| pre_parse(&b.line(s))).collect_into_vec(into);
 }
 
 /// Parses a line ahead of the in-order pass when the pass would parse it unchanged: a complete
