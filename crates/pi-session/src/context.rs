@@ -322,17 +322,7 @@ impl<'a> BodyReader<'a> {
             (None, Some(f)) => read_at(f, e.offset, e.len as usize).map_err(|err| Error::io(&self.ix.path, err))?,
             (None, None) => Vec::new(),
         };
-        let mut text = match String::from_utf8(bytes) {
-            Ok(s) => s,
-            Err(err) => String::from_utf8_lossy(err.as_bytes()).into_owned(),
-        };
-        // The index read the first and the last line with content without their surrounding
-        // (Unicode) spaces, as pi's `content.trim()` does; a BOM is one of them.
-        let trimmed = text.trim_matches(pi_session_format::js::is_js_space);
-        if trimmed.len() != text.len() {
-            text = trimmed.to_owned();
-        }
-        Ok(text)
+        Ok(crate::text::line_text(bytes))
     }
 }
 

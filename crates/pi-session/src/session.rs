@@ -97,7 +97,25 @@ pub struct SessionIndex {
     /// session files ([`crate::forks::spawn::named_files`] reads the file again only then).
     /// Never reset by a refresh; true when not known (an index decoded from a snapshot).
     names_files: bool,
+    /// The first user message with text, taken as the lines were read (a listing's title
+    /// without reading the line again).
+    first_user: FirstUser,
 }
+
+/// What the read found of the session's first user message with text: pi's list shows the
+/// text of the first of them that has any (text blocks joined by a space), looking at 64 at most.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum FirstUser {
+    /// Not known: an index decoded from a snapshot (the summary reads the line).
+    Unknown,
+    /// `seen` user messages read, none with text.
+    Looking { seen: u32 },
+    /// Entry `entry`'s text.
+    Found { entry: u32, text: String },
+}
+
+/// User messages looked at for the first one with text.
+pub(crate) const FIRST_USER_LOOKS: u32 = 64;
 
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Checkpoint {
@@ -211,6 +229,7 @@ impl SessionIndex {
             pi1_only: 0,
             metas: Metas::default(),
             names_files: false,
+            first_user: FirstUser::Looking { seen: 0 },
         }
     }
 
@@ -287,6 +306,30 @@ impl SessionIndex {
     }
 
     /// v1/v2 files are migrated as a whole; any change means reading them again.
+    /// The text of the session's first user message that has any (`Some(None)`: none among
+    /// the first [`FIRST_USER_LOOKS`]), as the read took it; `None` when not known (the line
+    /// must be read).
+    pub(crate) fn first_user_text(&self) -> Option<Option<&str>> {
+        match &self.first_user {
+            FirstUser::Unknown => None,
+            FirstUser::Looking { .. } => Some(None),
+            FirstUser::Found { text, .. } => Some(Some(text)),
+        }
+    }
+
+    /// Notes entry `idx`, a user message whose line is `raw`, while looking for the first one
+    /// with text.
+    fn note_user(&mut self, idx: u32, raw: &[u8]) {
+        if let FirstUser::Looking { seen } = self.first_user {
+            if seen < FIRST_USER_LOOKS {
+                self.first_user = match crate::text::user_text_of_line(&crate::text::line_text(raw.to_vec())).filter(|t| !t.is_empty()) {
+                    Some(text) => FirstUser::Found { entry: idx, text },
+                    None => FirstUser::Looking { seen: seen + 1 },
+                };
+            }
+        }
+    }
+
     fn needs_full_reload(&self) -> bool {
         self.header.as_ref().map(|h| h.effective_version() < 3.0).unwrap_or(false)
     }
@@ -327,6 +370,11 @@ impl SessionIndex {
                     None => self.by_id.remove(&id),
                 };
             }
+        }
+        // The user messages dropped are looked at again when their lines are read again.
+        if matches!(self.first_user, FirstUser::Found { entry, .. } if entry as usize >= keep) || matches!(self.first_user, FirstUser::Looking { .. }) {
+            let seen = self.entries.iter().filter(|e| e.is_user()).count().min(FIRST_USER_LOOKS as usize) as u32;
+            self.first_user = FirstUser::Looking { seen };
         }
         self.diagnostics.truncate(self.committed.diagnostics);
         self.scan = self.committed.scan.clone();
@@ -443,7 +491,7 @@ impl SessionIndex {
         // taken before this, so a refresh that finds more content rolls it back.)
         if let Some(c) = self.scan.tail_candidate.take() {
             let mut out = Vec::new();
-            if let Err(e) = self.take_text(c.number, c.offset, c.len, &c.text, &mut None, &mut out) {
+            if let Err(e) = self.take_text(c.number, c.offset, c.len, &c.text, c.text.as_bytes(), &mut None, &mut out) {
                 out.push(Diagnostic::new(Some(c.number), DiagKind::MalformedLine, format!("not valid JSON ({e}); skipped")));
             }
             self.diagnostics.append(&mut out);

@@ -86,7 +86,7 @@ impl SessionSummary {
         let mtime = (ix.stamp.mtime_ns > 0).then_some((ix.stamp.mtime_ns / 1_000_000) as f64);
         // pi's list: the text of the first user message that has any (text blocks joined by a
         // space), as written.
-        let first_user_message = first_user.and_then(|first| {
+        let read_first_user = || first_user.and_then(|first| {
             let mut r = match bytes {
                 Some(b) => BodyReader::from_memory(ix, b),
                 None => BodyReader::open(ix).ok()?,
@@ -98,6 +98,11 @@ impl SessionSummary {
                 .take(64)
                 .find_map(|(k, _)| r.line(first + k as u32).ok().and_then(|t| crate::text::user_text_of_line(&t)).filter(|t| !t.is_empty()))
         });
+        // Taken by the read, when it was (an index decoded from a snapshot reads the line).
+        let first_user_message = match ix.first_user_text() {
+            Some(t) => t.map(str::to_owned),
+            None => read_first_user(),
+        };
         SessionSummary {
             path: ix.path.clone(),
             id: h.and_then(|h| h.id.clone()),

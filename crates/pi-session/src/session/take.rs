@@ -40,7 +40,7 @@ impl SessionIndex {
             if let Some(c) = self.scan.tail_candidate.take() {
                 self.push_diag(out, Diagnostic::new(Some(c.number), DiagKind::MalformedLine, format!("not valid JSON ({}); skipped", c.error)));
             }
-            let _ = self.take_text(n, line.offset, line.bytes.len() as u32, "", pre, out);
+            let _ = self.take_text(n, line.offset, line.bytes.len() as u32, "", line.bytes, pre, out);
             return;
         }
         // The SIMD check first (the common case); std's on failure, for where it fails.
@@ -78,7 +78,7 @@ impl SessionIndex {
             self.push_diag(out, Diagnostic::new(Some(c.number), DiagKind::MalformedLine, format!("not valid JSON ({}); skipped", c.error)));
         }
         let header_before = self.header.as_ref().map(|h| h.line);
-        let taken = self.take_text(n, line.offset, line.bytes.len() as u32, text, pre, out);
+        let taken = self.take_text(n, line.offset, line.bytes.len() as u32, text, line.bytes, pre, out);
         if lead_rejected && taken.is_ok() && header_before.is_none() && self.header.as_ref().is_some_and(|h| h.line == n) {
             self.push_diag(
                 out,
@@ -105,14 +105,16 @@ impl SessionIndex {
         }
     }
 
-    /// Parses one line's text (already trimmed as pi would) and indexes it. `Err` when the
-    /// text is not JSON: nothing was recorded then.
+    /// Parses one line's text (already trimmed as pi would; `raw`: the line's bytes) and
+    /// indexes it. `Err` when the text is not JSON: nothing was recorded then.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn take_text(
         &mut self,
         n: u32,
         offset: u64,
         len: u32,
         text: &str,
+        raw: &[u8],
         pre: &mut Option<Pre>,
         out: &mut Vec<Diagnostic>,
     ) -> Result<(), ScanError> {
@@ -217,7 +219,11 @@ impl SessionIndex {
                     }
                 }
                 self.pi1_only += e.is_pi1_only() as u32;
+                let user = e.is_user();
                 self.entries.push(e);
+                if user {
+                    self.note_user(idx, raw);
+                }
                 self.ordinals.push(ordinal);
                 if in_block {
                     self.metas.owned_by(idx);

@@ -3,6 +3,22 @@
 use pi_session_format::json;
 use serde_json::Value;
 
+/// A line's bytes as text, as the context's reader of message bodies gives it: lossy UTF-8,
+/// without the (Unicode) spaces around it.
+pub fn line_text(bytes: Vec<u8>) -> String {
+    let mut text = match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(err) => String::from_utf8_lossy(err.as_bytes()).into_owned(),
+    };
+    // The index read the first and the last line with content without their surrounding
+    // (Unicode) spaces, as pi's `content.trim()` does; a BOM is one of them.
+    let trimmed = text.trim_matches(pi_session_format::js::is_js_space);
+    if trimmed.len() != text.len() {
+        text = trimmed.to_owned();
+    }
+    text
+}
+
 /// The line parsed as a JSON value (lenient about lone surrogates).
 pub fn line_value(text: &str) -> Value {
     match serde_json::from_str(text) {

@@ -98,6 +98,8 @@ pub(super) fn decode(b: &[u8], path: &Path, key: &str, metas_len: u64, source: i
     let mut ix = SessionIndex::empty(path.to_path_buf());
     // Not kept in the snapshot: a session file may be named (named_files reads to know).
     ix.names_files = true;
+    // Nor the first user message's text (the summary reads its line).
+    ix.first_user = super::super::FirstUser::Unknown;
     ix.stamp = r.stamp()?;
     ix.read_len = r.u64()?;
     ix.committed_len = r.u64()?;
