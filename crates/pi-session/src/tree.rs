@@ -81,6 +81,9 @@ fn link(ix: &SessionIndex, i: usize, unique: bool, diags: &mut Vec<Diagnostic>) 
             diags.push(Diagnostic::new(Some(e.line), DiagKind::SelfParent, format!("entry {id} names itself as its parent")));
             Link::Root
         }
+        // Most entries follow their parent: with every id used once, the line before is the
+        // parent when it has that id (no lookup in the id map, most of the links' time).
+        Parent::Id(p) if unique && i > 0 && ix.entries[i - 1].id.as_ref() == Some(p) => Link::Child(i as u32 - 1),
         Parent::Id(p) => match ix.by_id.get(p) {
             Some(&pi) => Link::Child(pi),
             None => {
@@ -106,7 +109,10 @@ impl Tree {
         // Parent lookups are independent: resolve them on all cores, a block of entries at a
         // time, writing in place (findings kept in file order). Also notes every parent id
         // that is not in the file (on any line).
-        let unique = ix.by_id.len() == ix.entries.iter().filter(|e| e.id.is_some()).count();
+        let unique = {
+            use rayon::prelude::*;
+            ix.by_id.len() == ix.entries.par_iter().with_min_len(4096).filter(|e| e.id.is_some()).count()
+        };
         let mut unresolved = std::collections::HashSet::new();
         {
             use rayon::prelude::*;
