@@ -305,7 +305,6 @@ impl SessionIndex {
         self.names_files
     }
 
-    /// v1/v2 files are migrated as a whole; any change means reading them again.
     /// The text of the session's first user message that has any (`Some(None)`: none among
     /// the first [`FIRST_USER_LOOKS`]), as the read took it; `None` when not known (the line
     /// must be read).
@@ -330,6 +329,7 @@ impl SessionIndex {
         }
     }
 
+    /// v1/v2 files are migrated as a whole; any change means reading them again.
     fn needs_full_reload(&self) -> bool {
         self.header.as_ref().map(|h| h.effective_version() < 3.0).unwrap_or(false)
     }

@@ -95,7 +95,7 @@ impl SessionSummary {
                 .iter()
                 .enumerate()
                 .filter(|(_, e)| e.is_user())
-                .take(64)
+                .take(crate::session::FIRST_USER_LOOKS as usize)
                 .find_map(|(k, _)| r.line(first + k as u32).ok().and_then(|t| crate::text::user_text_of_line(&t)).filter(|t| !t.is_empty()))
         });
         // Taken by the read, when it was (an index decoded from a snapshot reads the line).
