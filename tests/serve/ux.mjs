@@ -8,6 +8,7 @@ import { join } from "node:path";
 
 import { manySessions } from "../e2e/journeys.mjs";
 import { uxManyRoot } from "../e2e/ux-fixtures.mjs";
+import { SessionBuilder, SimClock, cwdFolder } from "../lib/sessions.mjs";
 import { bin, q, serve } from "./lib.mjs";
 
 async function until(fn, what, timeout = 20000) {
@@ -33,6 +34,66 @@ async function served(b, dir, open) {
 	return { fx, srv, page, problems };
 }
 
+/**
+ * Two copies of one session (the same entries, so the same row heights at the same indices) in
+ * `root`: a conversation whose messages wrap to several lines. Returns the two files and the ids.
+ */
+function twinSessions(root) {
+	const cwd = "/home/demo/work/twins";
+	const clock = new SimClock(Date.parse("2026-06-20T09:00:00.000Z"));
+	const files = [];
+	let ids = [];
+	for (const n of [1, 2]) {
+		const s = new SessionBuilder({ dir: join(root, cwdFolder(cwd)), cwd, id: `0197a3c2-7717-7e00-8000-00000000000${n}`, clock, step: 5000 });
+		ids = [];
+		for (let k = 0; k < 6; k++) {
+			const words = "the parser keeps every line it reads, and a torn last line waits for its end".split(" ");
+			const long = Array.from({ length: 12 + 9 * k }, (_, w) => words[(w + k) % words.length]).join(" ");
+			ids.push(s.user(`Step ${k + 1}: ${long}.`));
+			ids.push(s.assistant(`Done with step ${k + 1}. ${long.slice(0, 40 + 30 * k)}.`));
+		}
+		files.push(s.write());
+	}
+	return { files, ids };
+}
+
+/**
+ * The rows drawn in a measured list (`container`: the element holding the slots), in order:
+ * each one's offset and height, and the pairs where a row does not start where the one above
+ * it ends (drawn over it or apart).
+ */
+async function rowLayout(page, container) {
+	return page.evaluate((sel) => {
+		const box = document.querySelector(sel);
+		if (!box) return null;
+		const rows = [...box.children]
+			.filter((e) => e.style.transform)
+			.map((e) => ({ top: Number(/translateY\(([-\d.]+)px\)/.exec(e.style.transform)?.[1]), h: e.offsetHeight }))
+			.sort((a, b) => a.top - b.top);
+		const bad = [];
+		for (let k = 0; k + 1 < rows.length; k++) {
+			if (Math.abs(rows[k + 1].top - (rows[k].top + rows[k].h)) > 1) bad.push({ row: k, ...rows[k], next: rows[k + 1].top });
+		}
+		return { rows, bad };
+	}, container);
+}
+
+/** Waits until the list's rows follow one another (no row over another, no gap); fails with the last layout. */
+async function rowsInPlace(page, container, what) {
+	let last = null;
+	const end = Date.now() + 5000;
+	while (Date.now() < end) {
+		last = await rowLayout(page, container);
+		if (last && last.rows.length >= 3 && last.bad.length === 0) break;
+		await new Promise((r) => setTimeout(r, 100));
+	}
+	assert.ok(last && last.rows.length >= 3, `${what}: rows drawn (${JSON.stringify(last)})`);
+	assert.deepEqual(last.bad, [], `${what}: every row starts where the one above it ends`);
+	// Not a vacuous check: the rows were measured, not all left at the views' estimate (96 px).
+	assert.ok(last.rows.some((r) => r.h !== 96), `${what}: measured heights ${last.rows.map((r) => r.h)}`);
+	return last;
+}
+
 async function openImages(page, fx) {
 	await page.evaluate((p) => document.querySelector(`[data-testid=session-row][data-path=${JSON.stringify(p)}]`)?.scrollIntoView(), fx.img.file);
 	await page.locator(`[data-testid=session-row][data-path=${q(fx.img.file)}]`).click();
@@ -41,6 +102,46 @@ async function openImages(page, fx) {
 
 export function uxServeSpecs({ open, shots }) {
 	return [
+		{
+			name: "ux (serve): a list's rows stay in place when it is replaced by one of the same heights: a copy of the open session in the transcript, another entry's context",
+			async run({ b, dir }) {
+				const root = join(dir, "twins");
+				const { files, ids } = twinSessions(root);
+				const srv = await serve(root);
+				try {
+					const { page, problems } = await open(b, srv);
+					await page.setViewportSize({ width: 1280, height: 800 });
+					const openFile = async (f) => {
+						await page.locator(`[data-testid=session-row][data-path=${q(f)}]`).click();
+						await until(async () => (await page.locator("[data-testid=session-row][aria-current=true]").getAttribute("data-path")) === f, `${f} open`);
+						await page.locator("[data-testid=tree-row]").first().waitFor({ state: "attached" });
+					};
+					// The transcript of the first copy, then of the second: the same rows at the same indices.
+					await openFile(files[0]);
+					await page.locator("[data-testid=tab-transcript]").click();
+					await page.locator("[data-testid=transcript-item]").first().waitFor();
+					const first = await rowsInPlace(page, "[data-testid=transcript-view] .spacer", "the first copy's transcript");
+					await openFile(files[1]);
+					await page.waitForTimeout(300);
+					const second = await rowsInPlace(page, "[data-testid=transcript-view] .spacer", "the second copy's transcript");
+					assert.deepEqual(second.rows, first.rows, "the copies' transcripts are drawn alike");
+					await page.screenshot({ path: join(shots, "ux-rows-copy-transcript.png") });
+					// The Context view at the last entry, then at the one before it: the same messages above.
+					await page.evaluate((i) => window.__piExplorerTest.reveal(i), ids.at(-1));
+					await page.locator("[data-testid=tab-context]").click();
+					await page.locator("[data-testid=context-row]").first().waitFor();
+					await rowsInPlace(page, "[data-testid=context-full] .spacer-h", "the context at the last entry");
+					await page.evaluate((i) => window.__piExplorerTest.reveal(i), ids.at(-2));
+					await until(async () => (await page.locator("[data-testid=context-row]").count()) > 0 && (await page.evaluate(() => window.__piExplorerTest.selectedId())), "another entry selected");
+					await page.waitForTimeout(300);
+					await rowsInPlace(page, "[data-testid=context-full] .spacer-h", "the context at the entry before");
+					await page.screenshot({ path: join(shots, "ux-rows-context.png") });
+					assert.deepEqual(problems, [], "no CSP violation, no page error");
+				} finally {
+					await srv.stop();
+				}
+			},
+		},
 		{
 			name: "ux 2 and 10 (serve): the Context view expands without selecting; images decode into blob: URLs with no CSP violation",
 			async run({ b, dir }) {

@@ -1,7 +1,10 @@
 // The rows of a list of measured heights (lib/virtual's MeasuredSizes), measured once rendered:
 // a `use:` action records each row's height as it changes, and what is on screen stays in place
 // when rows above it change height (the scroll offset moves by the same amount, once a frame).
-// A row just revealed stays revealed while the rows around it are measured.
+// A row just revealed stays revealed while the rows around it are measured. Rows are keyed by
+// index, so a row stays mounted when its list is replaced (another session, another entry's
+// context): `remeasure` records the heights of the rows on screen into the new heights, as a
+// row whose height did not change gets no resize to report it.
 
 import type { MeasuredSizes } from "../virtual";
 
@@ -23,6 +26,8 @@ export class RowMeasurer {
   private pendingAdjust = 0;
   private raf = 0;
   private pinned: { i: number; until: number } | null = null;
+  /** The rows on screen: each one's measurement. */
+  private live = new Set<() => void>();
 
   constructor(private list: MeasuredList) {}
 
@@ -35,6 +40,15 @@ export class RowMeasurer {
   dispose() {
     if (this.raf) cancelAnimationFrame(this.raf);
     this.raf = 0;
+  }
+
+  /**
+   * Measures every row on screen again. A view calls it once its heights are replaced and the
+   * new rows are drawn: rows kept mounted (same index) whose height stayed put would otherwise
+   * keep the estimate, and the rows below them would be drawn over them or apart.
+   */
+  remeasure() {
+    for (const apply of this.live) apply();
   }
 
   /** The action on a rendered row: `use:rows.measure={index}`. */
@@ -53,13 +67,17 @@ export class RowMeasurer {
     };
     const ro = new ResizeObserver(apply);
     ro.observe(node);
+    this.live.add(apply);
     apply();
     return {
       update(ni: number) {
         index = ni;
         apply();
       },
-      destroy: () => ro.disconnect(),
+      destroy: () => {
+        ro.disconnect();
+        this.live.delete(apply);
+      },
     };
   };
 
