@@ -497,50 +497,51 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
         }
         Cmd::Tree { file, within, json, graph } => {
             within.check(&file)?;
-            let (s, _) = Session::open_cached(&file)?;
-            let parents_root = match within.sessions_dir.first() {
-                Some(a) => resolve_root(Some(&RootSpec::parse(a).path)).path,
-                None => root_of_file(&file),
-            };
-            let link = s.index.header.as_ref().and_then(|h| h.parent_session.as_ref()).and_then(|_| pi_session::forks::link_of_file(&file, &parents_root));
-            if json {
-                #[derive(Serialize)]
-                struct Out<'a> {
-                    #[serde(flatten)]
-                    tree: TreeJson<'a>,
-                    /// The parent link, when the header names a parent.
-                    #[serde(skip_serializing_if = "Option::is_none")]
-                    lineage: Option<pi_session::forks::TreeLink<'a>>,
+            // The tree is printed while a missing snapshot is saved.
+            Session::with_cached(&file, |s| -> Result<(), Error> {
+                let parents_root = match within.sessions_dir.first() {
+                    Some(a) => resolve_root(Some(&RootSpec::parse(a).path)).path,
+                    None => root_of_file(&file),
+                };
+                let link = s.index.header.as_ref().and_then(|h| h.parent_session.as_ref()).and_then(|_| pi_session::forks::link_of_file(&file, &parents_root));
+                if json {
+                    #[derive(Serialize)]
+                    struct Out<'a> {
+                        #[serde(flatten)]
+                        tree: TreeJson<'a>,
+                        /// The parent link, when the header names a parent.
+                        #[serde(skip_serializing_if = "Option::is_none")]
+                        lineage: Option<pi_session::forks::TreeLink<'a>>,
+                    }
+                    print_json(&Out { tree: TreeJson::of(s), lineage: link.as_ref().map(|f| f.tree_link()) })?;
+                } else if graph {
+                    let layout = pi_session_app::layout::Layout::build(s, &pi_session_app::api::TreeQuery::default());
+                    print!("{}", pi_session_app::layout::ascii(&layout, &[s]));
+                    print_diags(&s.diagnostics());
+                } else {
+                    if let Some(f) = &link {
+                        println!("{}", link_line(f));
+                    }
+                    print!("{}", pi_session::view::ascii_tree(s));
+                    print_diags(&s.diagnostics());
                 }
-                print_json(&Out { tree: TreeJson::of(&s), lineage: link.as_ref().map(|f| f.tree_link()) })?;
-            } else if graph {
-                let layout = pi_session_app::layout::Layout::build(&s, &pi_session_app::api::TreeQuery::default());
-                print!("{}", pi_session_app::layout::ascii(&layout, &[&s]));
-                print_diags(&s.diagnostics());
-            } else {
-                if let Some(f) = &link {
-                    println!("{}", link_line(f));
-                }
-                print!("{}", pi_session::view::ascii_tree(&s));
-                print_diags(&s.diagnostics());
-            }
-            // The process ends here: the OS takes the memory back at once, without a walk
-            // over every entry's skeleton to free it.
-            std::mem::forget(s);
+                Ok(())
+            })??;
         }
         Cmd::Context { file, within, leaf, json } => {
             within.check(&file)?;
-            let (s, _) = Session::open_cached(&file)?;
-            let req = leaf.as_deref().map(|l| if l == "null" { None } else { Some(l) });
-            let leaf = s.resolve_leaf(req)?;
-            let c = ContextJson::of(&s, leaf)?;
-            if json {
-                print_json(&c)?;
-            } else {
-                print_context(&s, leaf, &c);
-            }
-            // As for `tree`: no walk to free what the process is about to give back.
-            std::mem::forget(s);
+            // The answer is worked out and printed while a missing snapshot is saved.
+            Session::with_cached(&file, |s| -> Result<(), Error> {
+                let req = leaf.as_deref().map(|l| if l == "null" { None } else { Some(l) });
+                let leaf = s.resolve_leaf(req)?;
+                let c = ContextJson::of(s, leaf)?;
+                if json {
+                    print_json(&c)?;
+                } else {
+                    print_context(s, leaf, &c);
+                }
+                Ok(())
+            })??;
         }
         Cmd::Forks { root, json } => {
             let forks = if root.is_multi() {

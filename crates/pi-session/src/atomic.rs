@@ -3,7 +3,8 @@
 //! which is only appended to or created new, see [`crate::write`]): a temporary file in the
 //! same folder, written and fsynced, renamed over the target (tempfile's `persist`), then the
 //! folder fsynced. A crash leaves the old file or the new one, and at most a temporary file
-//! `.<name>.<random>.tmp` beside it.
+//! `.<name>.<random>.tmp` beside it. A cache whose reader checks what it reads may skip the
+//! syncs ([`replace_unsynced_with`]).
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -16,6 +17,19 @@ pub fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
 
 /// Replaces `path` with what `write` writes to the temporary file.
 pub fn replace_with(path: &Path, write: impl FnOnce(&mut File) -> io::Result<()>) -> io::Result<()> {
+    replace_on(path, true, write)
+}
+
+/// [`replace_with`] without waiting for the disk: for a cache whose reader checks every byte it
+/// takes (a checksum) and reads the source again when the check fails. Other processes see the
+/// old file or the new one, whole; after a crash the new one may be missing or spoiled, and is
+/// then rejected and written again. (The skeleton snapshot of the 165 MB session spent 13 ms of
+/// a first open syncing 32 MB here, far more on a slow disk.)
+pub fn replace_unsynced_with(path: &Path, write: impl FnOnce(&mut File) -> io::Result<()>) -> io::Result<()> {
+    replace_on(path, false, write)
+}
+
+fn replace_on(path: &Path, sync: bool, write: impl FnOnce(&mut File) -> io::Result<()>) -> io::Result<()> {
     let folder = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -24,9 +38,13 @@ pub fn replace_with(path: &Path, write: impl FnOnce(&mut File) -> io::Result<()>
     let mut tmp = tempfile::Builder::new().prefix(&format!(".{}.", name.to_string_lossy())).suffix(".tmp").tempfile_in(folder)?;
     write(tmp.as_file_mut())?;
     tmp.as_file_mut().flush()?;
-    tmp.as_file().sync_all()?;
+    if sync {
+        tmp.as_file().sync_all()?;
+    }
     tmp.persist(path).map_err(|e| e.error)?;
-    crate::write::sync_dir(folder);
+    if sync {
+        crate::write::sync_dir(folder);
+    }
     Ok(())
 }
 
@@ -43,6 +61,22 @@ mod tests {
         assert_eq!(std::fs::read(&f).unwrap(), b"two, longer");
         let names: Vec<String> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
         assert_eq!(names, ["a.json"]);
+    }
+
+    #[test]
+    fn an_unsynced_replace_replaces_whole_and_leaves_no_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("snap.bin");
+        replace_unsynced_with(&f, |file| file.write_all(b"one")).unwrap();
+        replace_unsynced_with(&f, |file| file.write_all(b"two, longer")).unwrap();
+        assert_eq!(std::fs::read(&f).unwrap(), b"two, longer");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary left");
+        let r = replace_unsynced_with(&f, |file| {
+            file.write_all(b"half")?;
+            Err(io::Error::other("stopped"))
+        });
+        assert!(r.is_err());
+        assert_eq!(std::fs::read(&f).unwrap(), b"two, longer", "a failed write keeps the old file");
     }
 
     #[test]

@@ -147,15 +147,59 @@ fn a_damaged_snapshot_is_ignored_and_replaced() {
         // Each miss wrote a good snapshot again.
         assert_eq!(std::fs::read(&snap).unwrap(), good);
     }
-    // Garbage of the same length, and garbage behind a good head.
+    // Garbage of the same length, and garbage behind a good head; zeros in place of some or
+    // all of it (a snapshot is written without waiting for the disk: after a crash its blocks
+    // may read as zeros).
     let noise: Vec<u8> = (0..good.len()).map(|_| rng.below(256) as u8).collect();
-    for bad in [noise.clone(), [&good[..28], &noise[28..]].concat()] {
+    let zeros = vec![0u8; good.len()];
+    for bad in [noise.clone(), [&good[..28], &noise[28..]].concat(), zeros.clone(), [&good[..28], &zeros[28..]].concat(), [&good[..metas_at], &zeros[metas_at..]].concat()] {
         std::fs::write(&snap, &bad).unwrap();
         let (ix, used) = open(&path, cache.path());
-        assert_eq!(used, CacheUse::Miss);
-        assert_eq!(observable(&ix), full);
+        if bad[..metas_at] == good[..metas_at] {
+            // Only the metas spoiled: found when they are read, as above.
+            assert_eq!(used, CacheUse::Hit);
+            assert_eq!(observable(&ix), full);
+            assert!(!snap.exists(), "the spoiled snapshot is removed");
+            drop(ix);
+            assert_eq!(open(&path, cache.path()).1, CacheUse::Miss);
+        } else {
+            assert_eq!(used, CacheUse::Miss);
+            assert_eq!(observable(&ix), full);
+        }
         assert_eq!(std::fs::read(&snap).unwrap(), good, "replaced by a good snapshot");
     }
+}
+
+#[test]
+fn a_command_answers_from_the_session_while_its_snapshot_is_saved() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let path = session_of(dir.path(), 2_500);
+    let read = full(&path);
+    let c = pi_session::session::SkeletonCache::new(cache.path(), 0);
+    // No snapshot yet: the work sees the session as read in full, and the snapshot is saved by
+    // the time the call returns.
+    let seen = c.with(&path, observable).unwrap();
+    assert_eq!(seen, read);
+    let snap = snapshot(cache.path());
+    let saved = std::fs::read(&snap).unwrap();
+    let (ix, used) = open(&path, cache.path());
+    assert_eq!(used, CacheUse::Hit, "the snapshot saved beside the work is used");
+    assert_eq!(observable(&ix), read);
+    // A snapshot that still describes the file is not written again.
+    let t = std::fs::metadata(&snap).unwrap().modified().unwrap();
+    assert_eq!(c.with(&path, observable).unwrap(), read);
+    assert_eq!(std::fs::metadata(&snap).unwrap().modified().unwrap(), t);
+    assert_eq!(std::fs::read(&snap).unwrap(), saved);
+    // Grown (the torn last line completed): the work sees it and the snapshot is extended.
+    let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+    f.write_all(b"-01-01T01:00:01.000Z\",\"message\":{\"role\":\"user\",\"content\":\"go\"}}\n").unwrap();
+    drop(f);
+    let grown = c.with(&path, |s| s.index.entry("bbbbbbbb").is_some()).unwrap();
+    assert!(grown, "the appended line is read");
+    let (ix, used) = open(&path, cache.path());
+    assert_eq!(used, CacheUse::Hit, "the extended snapshot was saved");
+    assert_eq!(observable(&ix), full(&path));
 }
 
 #[test]

@@ -155,6 +155,22 @@ impl SkeletonCache {
         (s.index.stamp.len >= self.min).then(|| encode_session(&self.dir, s)).flatten()
     }
 
+    /// [`SkeletonCache::open`], then `work` on the session while the snapshot, when it was
+    /// missing or behind, is saved on another thread ([`Session::with_cached`]).
+    pub fn with<R>(&self, path: &Path, work: impl FnOnce(&Session) -> R) -> Result<R, Error> {
+        let (s, used) = self.open(path)?;
+        let r = std::thread::scope(|sc| {
+            if matches!(used, CacheUse::Miss | CacheUse::Extended) {
+                sc.spawn(|| self.save(&s));
+            }
+            work(&s)
+        });
+        // The command ends here: the OS takes the memory back at once, without a walk over
+        // every entry to free it.
+        std::mem::forget(s);
+        Ok(r)
+    }
+
     /// [`SkeletonCache::open`], then the snapshot saved when it was missing or behind.
     pub fn open_and_save(&self, path: &Path) -> Result<(Session, CacheUse), Error> {
         let (s, used) = self.open(path)?;
@@ -172,6 +188,23 @@ impl Session {
         match SkeletonCache::from_env() {
             Some(c) => c.open_and_save(path.as_ref()),
             None => Ok((Session::open(path)?, CacheUse::Off)),
+        }
+    }
+
+    /// [`Session::open_cached`] for a command that answers from the session and ends: `work`
+    /// runs on the session while its snapshot, when missing or behind, is encoded and written
+    /// on another thread, so the answer does not wait for the save (on the 165 MB session, 60 ms
+    /// of encoding, writing and syncing). Returns once both are done.
+    pub fn with_cached<R>(path: impl AsRef<Path>, work: impl FnOnce(&Session) -> R) -> Result<R, Error> {
+        match SkeletonCache::from_env() {
+            Some(cache) => cache.with(path.as_ref(), work),
+            None => {
+                let s = Session::open(path)?;
+                let r = work(&s);
+                // As below: no walk to free what the process is about to give back.
+                std::mem::forget(s);
+                Ok(r)
+            }
         }
     }
 
@@ -254,15 +287,16 @@ fn encode_session(dir: &Path, s: &Session) -> Option<Encoded> {
 }
 
 impl Encoded {
-    /// Writes the snapshot ([`crate::atomic::replace_with`]; best effort: a cache that cannot
-    /// be written is no error).
+    /// Writes the snapshot ([`crate::atomic::replace_unsynced_with`]: the head's length and
+    /// checksum and the file's probes reject a snapshot a crash spoiled; best effort: a cache
+    /// that cannot be written is no error).
     pub fn write(self) {
         let (file, w, metas) = (self.file, self.payload, self.metas);
         let Some(dir) = file.parent() else { return };
         if std::fs::create_dir_all(dir).is_err() {
             return;
         }
-        let ok = crate::atomic::replace_with(&file, |out| {
+        let ok = crate::atomic::replace_unsynced_with(&file, |out| {
             out.write_all(MAGIC)?;
             out.write_all(&FORMAT.to_le_bytes())?;
             out.write_all(&(w.len() as u64).to_le_bytes())?;

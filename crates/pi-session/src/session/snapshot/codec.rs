@@ -35,6 +35,41 @@ pub(super) fn encode(w: &mut Vec<u8>, metas: &mut Vec<u8>, ix: &SessionIndex, pr
     w.u32(ix.pi1_only);
     // Entries: a table of where each starts (so they decode on all cores), then the entries.
     w.u32(ix.entries.len() as u32);
+    // The id map's order (a sort of every id) is worked out on another core meanwhile.
+    let (ids, ()) = rayon::join(|| ids_in_slot_order(ix), || encode_entries(&mut w, metas, ix));
+    for &o in &ix.ordinals {
+        w.u32(o);
+    }
+    let at = w.0.len();
+    w.u64(0);
+    w.u32(ids.len() as u32);
+    for (_, id, i) in ids {
+        w.str(&id);
+        w.u32(i);
+    }
+    let len = (w.0.len() - at - 8) as u64;
+    w.0[at..at + 8].copy_from_slice(&len.to_le_bytes());
+    w.diags(&ix.diagnostics);
+    w.scan(&ix.scan);
+    let c = &ix.committed;
+    w.u64(c.entries as u64);
+    w.u64(c.diagnostics as u64);
+    w.scan(&c.scan);
+    w.opt_header(c.header.as_ref());
+    w.bool(c.header_ok);
+}
+
+/// The id map, ids in the order of the slots the decoder's table puts them in: its inserts
+/// then walk the table front to back instead of touching it at random.
+fn ids_in_slot_order(ix: &SessionIndex) -> Vec<(u64, Id, u32)> {
+    let n = ix.by_id.len();
+    let mut ids: Vec<(u64, Id, u32)> = ix.by_id.iter().map(|(k, v)| (IdMap::slot_of(&k, n).unwrap_or(u64::MAX), k, v)).collect();
+    ids.sort_unstable_by_key(|x| (x.0, x.2));
+    ids
+}
+
+/// The entries (behind a table of where each starts) and where each block's metas are.
+fn encode_entries(w: &mut Writer<'_>, metas: &mut Vec<u8>, ix: &SessionIndex) {
     let table = w.0.len();
     w.0.resize(table + 4 * ix.entries.len() + 8, 0);
     let start = w.0.len();
@@ -57,31 +92,6 @@ pub(super) fn encode(w: &mut Vec<u8>, metas: &mut Vec<u8>, ix: &SessionIndex, pr
     for b in &blocks {
         w.block_at(b);
     }
-    for &o in &ix.ordinals {
-        w.u32(o);
-    }
-    // The id map, ids written out in the order of the slots the decoder's table puts them in:
-    // its inserts then walk the table front to back instead of touching it at random.
-    let n = ix.by_id.len();
-    let mut ids: Vec<(u64, Id, u32)> = ix.by_id.iter().map(|(k, v)| (IdMap::slot_of(&k, n).unwrap_or(u64::MAX), k, v)).collect();
-    ids.sort_unstable_by_key(|x| (x.0, x.2));
-    let at = w.0.len();
-    w.u64(0);
-    w.u32(ids.len() as u32);
-    for (_, id, i) in ids {
-        w.str(&id);
-        w.u32(i);
-    }
-    let len = (w.0.len() - at - 8) as u64;
-    w.0[at..at + 8].copy_from_slice(&len.to_le_bytes());
-    w.diags(&ix.diagnostics);
-    w.scan(&ix.scan);
-    let c = &ix.committed;
-    w.u64(c.entries as u64);
-    w.u64(c.diagnostics as u64);
-    w.scan(&c.scan);
-    w.opt_header(c.header.as_ref());
-    w.bool(c.header_ok);
 }
 
 /// Decodes a snapshot's payload: the entries on all cores, the id map and the rest (findings,
