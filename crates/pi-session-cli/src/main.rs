@@ -685,15 +685,18 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
         Cmd::Export { file, leaf, tree, html, out, .. } => {
             let (Some(file), Some(out)) = (file, out) else { unreachable!("clap requires FILE and --out without --parquet") };
             use pi_session::export::{to_html, to_markdown, write_out, Scope};
-            let (s, _) = Session::open_cached(&file)?;
-            let scope = if tree { Scope::Tree } else { Scope::Path(s.resolve_leaf(leaf.as_deref().map(Some))?) };
-            let text = if html { to_html(&s, scope)? } else { to_markdown(&s, scope)? };
-            if out.as_os_str() == "-" {
-                print!("{text}");
-            } else {
-                write_out(&out, &text)?;
-                eprintln!("wrote {} ({} bytes)", out.display(), text.len());
-            }
+            // Written while a missing snapshot is saved.
+            Session::with_cached(&file, |s| -> Result<(), Error> {
+                let scope = if tree { Scope::Tree } else { Scope::Path(s.resolve_leaf(leaf.as_deref().map(Some))?) };
+                let text = if html { to_html(s, scope)? } else { to_markdown(s, scope)? };
+                if out.as_os_str() == "-" {
+                    print!("{text}");
+                } else {
+                    write_out(&out, &text)?;
+                    eprintln!("wrote {} ({} bytes)", out.display(), text.len());
+                }
+                Ok(())
+            })??;
         }
         Cmd::Check { path, root, json } => {
             let parents_root = match root.sessions_dir.first() {

@@ -373,7 +373,8 @@ impl SessionIndex {
         }
         // The user messages dropped are looked at again when their lines are read again.
         if matches!(self.first_user, FirstUser::Found { entry, .. } if entry as usize >= keep) || matches!(self.first_user, FirstUser::Looking { .. }) {
-            let seen = self.entries.iter().filter(|e| e.is_user()).count().min(FIRST_USER_LOOKS as usize) as u32;
+            // Counted up to the limit only: a long session stops at its 64th user message.
+            let seen = self.entries.iter().filter(|e| e.is_user()).take(FIRST_USER_LOOKS as usize).count() as u32;
             self.first_user = FirstUser::Looking { seen };
         }
         self.diagnostics.truncate(self.committed.diagnostics);
