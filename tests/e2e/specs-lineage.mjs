@@ -18,6 +18,14 @@ const cli = process.env.PI_SESSION_BIN ?? join(targetDir, "debug/pi-session");
 /** The UI's money format (lib/format.ts `cost`), for the figures the core gives. */
 const money = (v) => (v === 0 ? "$0" : v < 0.01 ? "<$0.01" : v < 100 ? `$${v.toFixed(2)}` : `$${Math.round(v)}`);
 
+/** Pairs of rows of the transcript that do not follow one another (a row drawn over the one above it, or apart). */
+const transcriptRowsOutOfPlace = (d) =>
+	d.exec(`const box = document.querySelector("[data-testid=transcript-view] .spacer");
+		if (!box) return -1;
+		const rows = [...box.children].filter((e) => e.style.transform).map((e) => ({ top: Number(/translateY\\(([-\\d.]+)px\\)/.exec(e.style.transform)?.[1]), h: e.offsetHeight })).sort((a, b) => a.top - b.top);
+		let bad = 0;
+		for (let k = 0; k + 1 < rows.length; k++) if (Math.abs(rows[k + 1].top - (rows[k].top + rows[k].h)) > 1) bad++;
+		return rows.length < 2 ? -1 : bad;`);
 const sidebarPaths = (d) => d.exec("return [...document.querySelectorAll('[data-testid=session-row]')].map((r) => r.getAttribute('data-path'))");
 const openPathOf = (d) => d.exec("return document.querySelector('[data-testid=session-row][aria-current=true]')?.getAttribute('data-path') ?? null");
 
@@ -99,6 +107,8 @@ export const lineageSpecs = [
 			const chips = await d.findAll(`${item} [data-testid=spawn-chip]`);
 			assert.deepEqual(await Promise.all(chips.map((c) => c.attr("data-path"))), runs, "one chip per tool call, in call order");
 			await d.exec("document.querySelector(arguments[0])?.scrollIntoView({ block: 'center' })", [item]);
+			// Each row starts where the one above it ends (rows drawn over this entry once hid a chip).
+			await until(async () => (await transcriptRowsOutOfPlace(d)) === 0, "the transcript's rows in place");
 			await save("transcript-chips");
 			await d.clickWhen(`${item} [data-testid=spawn-chip][data-path=${q(runs[2])}]`, { what: "the third run's chip" });
 			await until(async () => (await openPathOf(d)) === runs[2], "the third run opened from its chip");
