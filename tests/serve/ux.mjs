@@ -8,7 +8,7 @@ import { join } from "node:path";
 
 import { manySessions } from "../e2e/journeys.mjs";
 import { uxManyRoot } from "../e2e/ux-fixtures.mjs";
-import { SessionBuilder, SimClock, cwdFolder } from "../lib/sessions.mjs";
+import { CounterIds, SessionBuilder, SimClock, cwdFolder } from "../lib/sessions.mjs";
 import { bin, q, serve } from "./lib.mjs";
 
 async function until(fn, what, timeout = 20000) {
@@ -35,22 +35,24 @@ async function served(b, dir, open) {
 }
 
 /**
- * Two copies of one session (the same entries, so the same row heights at the same indices) in
- * `root`: a conversation whose messages wrap to several lines. Returns the two files and the ids.
+ * Two copies of one session (the same messages, so the same row heights at the same indices) in
+ * `root`: a conversation whose messages wrap to several lines. The copies' entry ids differ (a
+ * transcript does not show them), so a test can tell which one is drawn. Returns the two files
+ * and the ids of each.
  */
 function twinSessions(root) {
 	const cwd = "/home/demo/work/twins";
 	const clock = new SimClock(Date.parse("2026-06-20T09:00:00.000Z"));
 	const files = [];
-	let ids = [];
+	const ids = [];
 	for (const n of [1, 2]) {
-		const s = new SessionBuilder({ dir: join(root, cwdFolder(cwd)), cwd, id: `0197a3c2-7717-7e00-8000-00000000000${n}`, clock, step: 5000 });
-		ids = [];
+		const s = new SessionBuilder({ dir: join(root, cwdFolder(cwd)), cwd, id: `0197a3c2-7717-7e00-8000-00000000000${n}`, clock, step: 5000, ids: new CounterIds(`c${n}`) });
+		ids.push([]);
 		for (let k = 0; k < 6; k++) {
 			const words = "the parser keeps every line it reads, and a torn last line waits for its end".split(" ");
 			const long = Array.from({ length: 12 + 9 * k }, (_, w) => words[(w + k) % words.length]).join(" ");
-			ids.push(s.user(`Step ${k + 1}: ${long}.`));
-			ids.push(s.assistant(`Done with step ${k + 1}. ${long.slice(0, 40 + 30 * k)}.`));
+			ids.at(-1).push(s.user(`Step ${k + 1}: ${long}.`));
+			ids.at(-1).push(s.assistant(`Done with step ${k + 1}. ${long.slice(0, 40 + 30 * k)}.`));
 		}
 		files.push(s.write());
 	}
@@ -122,18 +124,21 @@ export function uxServeSpecs({ open, shots }) {
 					await page.locator("[data-testid=transcript-item]").first().waitFor();
 					const first = await rowsInPlace(page, "[data-testid=transcript-view] .spacer", "the first copy's transcript");
 					await openFile(files[1]);
-					await page.waitForTimeout(300);
+					// The second copy's rows drawn (its ids), in the slots the first one's used.
+					await page.locator(`[data-testid=transcript-item][data-id=${q(ids[1][0])}]`).waitFor();
 					const second = await rowsInPlace(page, "[data-testid=transcript-view] .spacer", "the second copy's transcript");
 					assert.deepEqual(second.rows, first.rows, "the copies' transcripts are drawn alike");
 					await page.screenshot({ path: join(shots, "ux-rows-copy-transcript.png") });
 					// The Context view at the last entry, then at the one before it: the same messages above.
-					await page.evaluate((i) => window.__piExplorerTest.reveal(i), ids.at(-1));
+					const [last, before] = [ids[1].at(-1), ids[1].at(-2)];
+					const total = async () => Number((await page.locator("[data-testid=context-full-summary]").innerText()).match(/(\d+) messages?/)?.[1] ?? NaN);
+					await page.evaluate((i) => window.__piExplorerTest.reveal(i), last);
 					await page.locator("[data-testid=tab-context]").click();
-					await page.locator("[data-testid=context-row]").first().waitFor();
+					const atLast = await until(async () => (await page.locator("[data-testid=context-row]").count()) > 0 && (await total()), "the context at the last entry");
 					await rowsInPlace(page, "[data-testid=context-full] .spacer-h", "the context at the last entry");
-					await page.evaluate((i) => window.__piExplorerTest.reveal(i), ids.at(-2));
-					await until(async () => (await page.locator("[data-testid=context-row]").count()) > 0 && (await page.evaluate(() => window.__piExplorerTest.selectedId())), "another entry selected");
-					await page.waitForTimeout(300);
+					// The entry before: the same messages above it, one fewer (so drawn from the new view).
+					await page.evaluate((i) => window.__piExplorerTest.reveal(i), before);
+					await until(async () => (await total()) === atLast - 1, "the context at the entry before");
 					await rowsInPlace(page, "[data-testid=context-full] .spacer-h", "the context at the entry before");
 					await page.screenshot({ path: join(shots, "ux-rows-context.png") });
 					assert.deepEqual(problems, [], "no CSP violation, no page error");
