@@ -3,9 +3,10 @@
 // when rows above it change height (the scroll offset moves by the same amount, once a frame).
 // A row just revealed stays revealed while the rows around it are measured. Rows are keyed by
 // index, so a row stays mounted when its list is replaced (another session, another entry's
-// context): `remeasure` records the heights of the rows on screen into the new heights, as a
-// row whose height did not change gets no resize to report it.
+// context): `replaced` records the heights of the rows on screen into the new heights once they
+// are drawn, as a row whose height did not change gets no resize to report it.
 
+import { tick } from "svelte";
 import type { MeasuredSizes } from "../virtual";
 
 /** What the measurer needs of its list view. */
@@ -43,12 +44,14 @@ export class RowMeasurer {
   }
 
   /**
-   * Measures every row on screen again. A view calls it once its heights are replaced and the
-   * new rows are drawn: rows kept mounted (same index) whose height stayed put would otherwise
-   * keep the estimate, and the rows below them would be drawn over them or apart.
+   * The view replaced its heights (another list): every row on screen is measured again once
+   * the new rows are drawn. Rows kept mounted (same index) whose height stayed put would
+   * otherwise keep the estimate, and the rows below them would be drawn over them or apart.
    */
-  remeasure() {
-    for (const apply of this.live) apply();
+  replaced() {
+    void tick().then(() => {
+      for (const apply of this.live) apply();
+    });
   }
 
   /** The action on a rendered row: `use:rows.measure={index}`. */
