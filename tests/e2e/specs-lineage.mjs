@@ -8,6 +8,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
+import { rowLayoutScript } from "../lib/layout.mjs";
 import { repo, targetDir } from "./harness.mjs";
 import { sleep } from "./webdriver.mjs";
 import { inspectedId, openSession, until } from "./specs.mjs";
@@ -18,14 +19,11 @@ const cli = process.env.PI_SESSION_BIN ?? join(targetDir, "debug/pi-session");
 /** The UI's money format (lib/format.ts `cost`), for the figures the core gives. */
 const money = (v) => (v === 0 ? "$0" : v < 0.01 ? "<$0.01" : v < 100 ? `$${v.toFixed(2)}` : `$${Math.round(v)}`);
 
-/** Pairs of rows of the transcript that do not follow one another (a row drawn over the one above it, or apart). */
-const transcriptRowsOutOfPlace = (d) =>
-	d.exec(`const box = document.querySelector("[data-testid=transcript-view] .spacer");
-		if (!box) return -1;
-		const rows = [...box.children].filter((e) => e.style.transform).map((e) => ({ top: Number(/translateY\\(([-\\d.]+)px\\)/.exec(e.style.transform)?.[1]), h: e.offsetHeight })).sort((a, b) => a.top - b.top);
-		let bad = 0;
-		for (let k = 0; k + 1 < rows.length; k++) if (Math.abs(rows[k + 1].top - (rows[k].top + rows[k].h)) > 1) bad++;
-		return rows.length < 2 ? -1 : bad;`);
+/** Pairs of rows of the transcript that do not follow one another (-1: fewer than two rows drawn). */
+const transcriptRowsOutOfPlace = async (d) => {
+	const l = await d.exec(rowLayoutScript, ["[data-testid=transcript-view] .spacer"]);
+	return l && l.rows.length >= 2 ? l.bad.length : -1;
+};
 const sidebarPaths = (d) => d.exec("return [...document.querySelectorAll('[data-testid=session-row]')].map((r) => r.getAttribute('data-path'))");
 const openPathOf = (d) => d.exec("return document.querySelector('[data-testid=session-row][aria-current=true]')?.getAttribute('data-path') ?? null");
 

@@ -8,6 +8,7 @@ import { join } from "node:path";
 
 import { manySessions } from "../e2e/journeys.mjs";
 import { uxManyRoot } from "../e2e/ux-fixtures.mjs";
+import { rowLayout } from "../lib/layout.mjs";
 import { CounterIds, SessionBuilder, SimClock, cwdFolder } from "../lib/sessions.mjs";
 import { bin, q, serve } from "./lib.mjs";
 
@@ -59,33 +60,12 @@ function twinSessions(root) {
 	return { files, ids };
 }
 
-/**
- * The rows drawn in a measured list (`container`: the element holding the slots), in order:
- * each one's offset and height, and the pairs where a row does not start where the one above
- * it ends (drawn over it or apart).
- */
-async function rowLayout(page, container) {
-	return page.evaluate((sel) => {
-		const box = document.querySelector(sel);
-		if (!box) return null;
-		const rows = [...box.children]
-			.filter((e) => e.style.transform)
-			.map((e) => ({ top: Number(/translateY\(([-\d.]+)px\)/.exec(e.style.transform)?.[1]), h: e.offsetHeight }))
-			.sort((a, b) => a.top - b.top);
-		const bad = [];
-		for (let k = 0; k + 1 < rows.length; k++) {
-			if (Math.abs(rows[k + 1].top - (rows[k].top + rows[k].h)) > 1) bad.push({ row: k, ...rows[k], next: rows[k + 1].top });
-		}
-		return { rows, bad };
-	}, container);
-}
-
 /** Waits until the list's rows follow one another (no row over another, no gap); fails with the last layout. */
 async function rowsInPlace(page, container, what) {
 	let last = null;
 	const end = Date.now() + 5000;
 	while (Date.now() < end) {
-		last = await rowLayout(page, container);
+		last = await page.evaluate(rowLayout, container);
 		if (last && last.rows.length >= 3 && last.bad.length === 0) break;
 		await new Promise((r) => setTimeout(r, 100));
 	}
