@@ -29,6 +29,7 @@ mod take;
 pub use ahead::Cores;
 use ahead::{parse_batch, parse_text, Pre, PARALLEL_BATCH};
 pub use ids::IdMap;
+use ids::LaterIds;
 use metas::Metas;
 pub use snapshot::{cache_dir, CacheUse, Encoded, SkeletonCache};
 
@@ -100,6 +101,8 @@ pub struct SessionIndex {
     /// The first user message with text, taken as the lines were read (a listing's title
     /// without reading the line again).
     first_user: FirstUser,
+    /// A fresh read's ids, mapped at its end.
+    later_ids: LaterIds,
 }
 
 /// What the read found of the session's first user message with text: pi's list shows the
@@ -172,7 +175,8 @@ impl SessionIndex {
         ix.entries.reserve(guess);
         pi_session_format::pages::huge_pages(&ix.entries);
         ix.ordinals.reserve(guess);
-        ix.by_id.reserve(guess);
+        // (The id map is sized when the read maps its ids, at its end.)
+        ix.later_ids.pairs.reserve(guess);
         if meta.len() < PARALLEL_BATCH as u64 || cores == Cores::One {
             // Read in order (a bigger file's lines parsed ahead keep their own metas).
             ix.metas.reserve(guess);
@@ -230,6 +234,7 @@ impl SessionIndex {
             metas: Metas::default(),
             names_files: false,
             first_user: FirstUser::Looking { seen: 0 },
+            later_ids: LaterIds::default(),
         }
     }
 
@@ -387,7 +392,13 @@ impl SessionIndex {
     /// Reads from `r` (at `offset` of the file) to its end, then closes the block of metas, so
     /// every message read holds its meta even when the read failed part way.
     fn read_from<R: io::Read>(&mut self, r: R, offset: u64, cores: Cores) -> io::Result<()> {
+        // A read from the start maps its ids at its end, a read of appended lines one by one.
+        if self.entries.is_empty() && self.by_id.is_empty() {
+            self.later_ids.on = true;
+        }
         let read = self.read_batches(r, offset, cores);
+        self.map_later_ids();
+        self.later_ids = LaterIds::default();
         self.metas.close(&mut self.entries);
         // Lines taken before the failure were not searched for a file's name.
         self.names_files |= read.is_err();
@@ -441,6 +452,7 @@ impl SessionIndex {
         }
         self.names_files = names_files;
         if !st.checkpointed {
+            self.map_later_ids();
             self.committed = self.checkpoint();
         }
         self.committed_len = st.committed_len;
@@ -458,6 +470,7 @@ impl SessionIndex {
             if !terminated {
                 // Only the last line can lack its newline: remember the state before it, so a
                 // later refresh can read it again once it is complete.
+                self.map_later_ids();
                 self.committed = self.checkpoint();
                 st.checkpointed = true;
             }

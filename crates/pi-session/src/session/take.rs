@@ -206,16 +206,14 @@ impl SessionIndex {
                 self.entry_diagnostics(&e, out);
                 let idx = self.entries.len() as u32;
                 if let Some(id) = &e.id {
-                    if let Some(prev) = self.by_id.insert(id, idx) {
-                        let prev_line = self.entries[prev as usize].line;
-                        self.push_diag(
-                            out,
-                            Diagnostic::new(
-                                Some(n),
-                                DiagKind::DuplicateId,
-                                format!("id {id} is also on line {prev_line}; this later line wins"),
-                            ),
-                        );
+                    if self.later_ids.on {
+                        // Its finding, if any, is noted with those of the ids mapped later.
+                        if let Some(prev) = self.by_id.insert_or_defer(id, idx, &mut self.later_ids.pairs) {
+                            self.later_ids.had.push((idx, prev));
+                        }
+                    } else if let Some(prev) = self.by_id.insert(id, idx) {
+                        let d = self.duplicate_id(id, n, prev);
+                        self.push_diag(out, d);
                     }
                 }
                 self.pi1_only += e.is_pi1_only() as u32;
@@ -231,6 +229,32 @@ impl SessionIndex {
             }
         }
         Ok(())
+    }
+
+    /// The finding of an id on line `n` that entry `prev` has too.
+    fn duplicate_id(&self, id: &str, n: u32, prev: u32) -> Diagnostic {
+        let prev_line = self.entries[prev as usize].line;
+        Diagnostic::new(Some(n), DiagKind::DuplicateId, format!("id {id} is also on line {prev_line}; this later line wins"))
+    }
+
+    /// Maps the ids the read left for later, and notes each repeated one in file order (so
+    /// the cap of one kind's findings keeps the first ones, as one by one), after the read's
+    /// other findings ([`crate::Session::diagnostics`] sorts them by line).
+    pub(super) fn map_later_ids(&mut self) {
+        let pairs = std::mem::take(&mut self.later_ids.pairs);
+        let mut had = std::mem::take(&mut self.later_ids.had);
+        if pairs.is_empty() && had.is_empty() {
+            return;
+        }
+        had.extend(self.by_id.insert_later(pairs));
+        had.sort_unstable();
+        let mut out = Vec::new();
+        for (i, prev) in had {
+            let e = &self.entries[i as usize];
+            let d = self.duplicate_id(e.id_str(), e.line, prev);
+            self.push_diag(&mut out, d);
+        }
+        self.diagnostics.append(&mut out);
     }
 
     fn entry_diagnostics(&mut self, e: &Entry, out: &mut Vec<Diagnostic>) {
