@@ -199,6 +199,34 @@ fn catalogue_table_and_docs_agree() {
     }
 }
 
+/// A big file's lines are parsed ahead on the other cores, which note whether a line ends with
+/// `\r`: its CR LF finding is the one a small file, read in order, gives on the same line.
+#[test]
+fn cr_lf_lines_deep_in_a_big_file_are_noted_as_in_a_small_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#;
+    let line = |k: usize, filler: usize| {
+        let parent = if k == 0 { "null".to_string() } else { format!("\"{:08x}\"", k - 1) };
+        format!(r#"{{"type":"message","id":"{k:08x}","parentId":{parent},"timestamp":"2026-01-01T00:00:00.000Z","message":{{"role":"user","content":"{}","timestamp":1}}}}"#, "y".repeat(filler))
+    };
+    for (n, filler, from) in [(30, 20, 17), (12_000, 700, 9_000)] {
+        let mut text = format!("{header}\n");
+        for k in 0..n {
+            text.push_str(&line(k, filler));
+            text.push_str(if k >= from { "\r\n" } else { "\n" });
+        }
+        let p = dir.path().join(format!("s{n}.jsonl"));
+        std::fs::write(&p, &text).unwrap();
+        for cores in [pi_session::session::Cores::All, pi_session::session::Cores::One] {
+            let s = Session::open_on(&p, cores).unwrap();
+            let crlf: Vec<_> = s.diagnostics().into_iter().filter(|d| d.kind == DiagKind::Crlf).map(|d| d.line).collect();
+            // Line 1 is the header: entry k is on line k + 2.
+            assert_eq!(crlf, vec![Some(from as u32 + 2)], "{n} lines, {cores:?}");
+            assert_eq!(s.index.entries.len(), n);
+        }
+    }
+}
+
 // ---------------------------------------------------------------- found by fuzzing (fuzz/)
 
 /// `append`: an entry line, then a version-less (v1) header completed by a later append. The

@@ -25,6 +25,9 @@ pub enum Cores {
 pub(super) struct Pre {
     pub(super) parsed: Result<Option<Parsed>, ScanError>,
     pub(super) lone_surrogate: bool,
+    /// The line ends with `\r`: noted here, where its bytes are in the cache (the in-order
+    /// pass reading a line's last byte itself missed the cache on almost every line).
+    pub(super) ends_cr: bool,
 }
 
 /// Parses a line's text (as trimmed by the in-order pass): its skeleton, and whether it holds
@@ -68,5 +71,5 @@ fn pre_parse(line: &RawLine<'_>) -> Option<Pre> {
     let text = simdutf8::basic::from_utf8(line.bytes).ok()?;
     // Parsed on another thread: a message keeps its meta in a box of its own.
     let (parsed, lone_surrogate) = parse_text(line.number, line.offset, line.bytes.len() as u32, text, None::<fn(MessageMeta)>);
-    Some(Pre { parsed, lone_surrogate })
+    Some(Pre { parsed, lone_surrogate, ends_cr: line.bytes.last() == Some(&b'\r') })
 }

@@ -24,7 +24,11 @@ impl SessionIndex {
             lead_rejected = true;
             self.push_diag(out, Diagnostic::new(Some(n), DiagKind::Bom, "the file starts with a UTF-8 byte order mark"));
         }
-        if bytes.last() == Some(&b'\r') && !self.scan.crlf_seen {
+        let ends_cr = match pre {
+            Some(p) => p.ends_cr,
+            None => bytes.last() == Some(&b'\r'),
+        };
+        if ends_cr && !self.scan.crlf_seen {
             self.scan.crlf_seen = true;
             self.push_diag(out, Diagnostic::new(Some(n), DiagKind::Crlf, "lines end with CR LF"));
         }
