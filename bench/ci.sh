@@ -28,7 +28,7 @@ trap 'rm -rf "$work"' EXIT
 "$bin/pi-corpus" "$work/corpus" --profile small --big-file --seed 1
 "$bin/pi-corpus" "$work/short" --profile short --files 50 --mb 25 --seed 1
 "$bin/pi-bench" --corpus "$work/corpus" --corpus "$work/short" --pi-session "$bin/pi-session" --pi-side bench/pi-side.mjs \
-	--open-budget 60 --json ${pi_args[@]+"${pi_args[@]}"}
+	--open-budget 60 --floor-runs 2 --json ${pi_args[@]+"${pi_args[@]}"}
 
 # The Parquet archive on the same corpus (export, idle rerun, DuckDB example queries), when
 # scripts/setup made the DuckDB venv.

@@ -87,6 +87,10 @@ struct Cli {
     /// Interleaved pairs of `cat` and the full index, warm and cold (the median ratio is reported)
     #[arg(long, default_value_t = 3)]
     pairs: usize,
+    /// Runs of each warm step of the floor's rows, pi's and ours (the first listing, the big
+    /// session's first open); the median is the figure (one run moved pi 0.73.1's listAll by 2×)
+    #[arg(long, default_value_t = 3)]
+    floor_runs: usize,
     /// Node's --max-old-space-size for pi, in MB
     #[arg(long, default_value_t = 16_000)]
     max_old_space: u32,
@@ -462,6 +466,29 @@ struct Timed {
     rss_kb: u64,
 }
 
+/// The label of run `i` of `n` (the label alone when there is one run).
+fn run_label(label: &str, i: usize, n: usize) -> String {
+    if n > 1 {
+        format!("{label} (run {}/{n})", i + 1)
+    } else {
+        label.to_string()
+    }
+}
+
+/// Runs `step` `n` times (`step(i)` records run `i`'s row) and, when there was more than one
+/// run, records the median under `{key}S` and every run under `{key}RunsS`: the median time,
+/// the highest peak RSS.
+fn median_run(rep: &mut Report, key: &str, n: usize, mut step: impl FnMut(&mut Report, usize) -> Option<Timed>) -> Option<Timed> {
+    let runs: Vec<Timed> = (0..n).filter_map(|i| step(rep, i)).collect();
+    let secs = floor::median(&runs.iter().map(|t| t.secs).collect::<Vec<_>>())?;
+    if n > 1 {
+        rep.set(&format!("{key}S"), secs.into());
+        rep.set(&format!("{key}RunsS"), runs.iter().map(|t| t.secs).collect::<Vec<_>>().into());
+        rep.row(&format!("  median of {} runs", runs.len()), report::secs(secs), String::new());
+    }
+    Some(Timed { secs, rss_kb: runs.iter().map(|t| t.rss_kb).max().unwrap_or(0) })
+}
+
 /// Runs one of our commands and records its row; `Some` when it succeeded (`ok` decides).
 fn ours(rep: &mut Report, label: &str, key: &str, cmd: &mut Command, ok: impl Fn(&Run) -> bool, note: impl Fn(&Run) -> String) -> Option<Timed> {
     match run(cmd, true) {
@@ -586,8 +613,13 @@ fn bench(cli: &Cli, c: &Corpus, rep: &mut Report) -> Vec<Ratio> {
             cmd.env("PI_SESSION_CACHE_DIR", &cache_dir).arg("list").arg("--sessions-dir").arg(&c.root).arg("--json");
             cmd
         };
-        prep();
-        list_first[m] = ours(rep, &format!("list --json (first run, no cache, {tag})"), &key("oursListFirst"), &mut list_cmd(), Run::ok, list_note);
+        let runs = if cold { 1 } else { cli.floor_runs.max(1) };
+        list_first[m] = median_run(rep, &key("oursListFirst"), runs, |rep, i| {
+            let _ = std::fs::remove_dir_all(&cache_dir);
+            let _ = std::fs::create_dir_all(&cache_dir);
+            prep();
+            ours(rep, &run_label(&format!("list --json (first run, no cache, {tag})"), i, runs), &key("oursListFirst"), &mut list_cmd(), Run::ok, list_note)
+        });
         if !cold {
             list_second = ours(rep, "list --json (second run, cache warm)", "oursListSecond", &mut list_cmd(), Run::ok, list_note);
         }
@@ -595,8 +627,14 @@ fn bench(cli: &Cli, c: &Corpus, rep: &mut Report) -> Vec<Ratio> {
         let in_cache = work.join(format!("list-cache-in-{tag}"));
         let _ = std::fs::remove_dir_all(&in_cache);
         let _ = std::fs::create_dir_all(&in_cache);
-        prep();
-        fl.list_in[m] = versus::in_child(rep, &format!("listing, first, no cache, in process ({tag})"), &key("oursListFirstInProcess"), OsStr::new("--list-in-process"), &c.root, Some(&in_cache));
+        fl.list_in[m] = median_run(rep, &key("oursListFirstInProcess"), runs, |rep, i| {
+            let _ = std::fs::remove_dir_all(&in_cache);
+            let _ = std::fs::create_dir_all(&in_cache);
+            prep();
+            let label = run_label(&format!("listing, first, no cache, in process ({tag})"), i, runs);
+            versus::in_child(rep, &label, &key("oursListFirstInProcess"), OsStr::new("--list-in-process"), &c.root, Some(&in_cache)).map(|secs| Timed { secs, rss_kb: 0 })
+        })
+        .map(|t| t.secs);
         if !cold {
             fl.list_cached_in = versus::in_child(rep, "listing, cache warm, in process", "oursListSecondInProcess", OsStr::new("--list-in-process"), &c.root, Some(&in_cache));
         }
@@ -605,11 +643,13 @@ fn bench(cli: &Cli, c: &Corpus, rep: &mut Report) -> Vec<Ratio> {
         let tree = ours(rep, &format!("tree BIGGEST --json ({tag})"), &key("oursTree"), Command::new(&pi_session).env("PI_SESSION_SKELETON_MIN_BYTES", "off").arg("tree").arg(&biggest).arg("--json"), Run::ok, |r| {
             format!("{:.1} MB of JSON, peak RSS {}", r.stdout_len as f64 / 1e6, mb(r.max_rss_kb))
         });
-        if cold {
-            drop_pages(c);
-        }
-        let ctx = ours(rep, &format!("context BIGGEST --json ({tag})"), &key("oursContext"), Command::new(&pi_session).env("PI_SESSION_SKELETON_MIN_BYTES", "off").arg("context").arg(&biggest).arg("--json"), Run::ok, |r| {
-            format!("{:.1} MB of JSON, peak RSS {}", r.stdout_len as f64 / 1e6, mb(r.max_rss_kb))
+        let ctx = median_run(rep, &key("oursContext"), runs, |rep, i| {
+            if cold {
+                drop_pages(c);
+            }
+            ours(rep, &run_label(&format!("context BIGGEST --json ({tag})"), i, runs), &key("oursContext"), Command::new(&pi_session).env("PI_SESSION_SKELETON_MIN_BYTES", "off").arg("context").arg(&biggest).arg("--json"), Run::ok, |r| {
+                format!("{:.1} MB of JSON, peak RSS {}", r.stdout_len as f64 / 1e6, mb(r.max_rss_kb))
+            })
         });
         if !cold {
             // The same two commands once the big file's skeleton snapshot is saved.
@@ -631,10 +671,14 @@ fn bench(cli: &Cli, c: &Corpus, rep: &mut Report) -> Vec<Ratio> {
         }
         fl.open_whole[m] = ctx.as_ref().map(|t| t.secs);
         prep();
-        if cold {
-            drop_pages(c);
-        }
-        fl.open_in[m] = versus::in_child(rep, &format!("context BIGGEST, no snapshot, in process ({tag})"), &key("oursOpenInProcess"), OsStr::new("--open-in-process"), &biggest, None);
+        fl.open_in[m] = median_run(rep, &key("oursOpenInProcess"), runs, |rep, i| {
+            if cold {
+                drop_pages(c);
+            }
+            let label = run_label(&format!("context BIGGEST, no snapshot, in process ({tag})"), i, runs);
+            versus::in_child(rep, &label, &key("oursOpenInProcess"), OsStr::new("--open-in-process"), &biggest, None).map(|secs| Timed { secs, rss_kb: 0 })
+        })
+        .map(|t| t.secs);
         if let (Some(a), Some(b)) = (&tree, &ctx) {
             big[m] = Some(a.secs + b.secs);
             if !cold {
@@ -767,4 +811,26 @@ fn bench(cli: &Cli, c: &Corpus, rep: &mut Report) -> Vec<Ratio> {
     add("entriesPerSecPerCore", "full index: entries per second per core, warm", per_core(&check[0]), "k/s");
     add("entriesPerSecPerCoreCold", "full index: entries per second per core, cold", per_core(&check[1]), "k/s");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_floor_step_run_several_times_gives_its_median() {
+        let mut rep = Report::default();
+        let times = [0.9, 0.3, 0.5];
+        // A failed run is left out of the median.
+        let t = median_run(&mut rep, "x", 4, |_, i| times.get(i).map(|&secs| Timed { secs, rss_kb: 10 * i as u64 })).unwrap();
+        assert_eq!((t.secs, t.rss_kb), (0.5, 20));
+        assert_eq!(rep.json["xS"], 0.5);
+        assert_eq!(rep.json["xRunsS"], serde_json::json!([0.9, 0.3, 0.5]));
+        // One run: its figure, no median row.
+        let mut rep = Report::default();
+        let t = median_run(&mut rep, "y", 1, |_, _| Some(Timed { secs: 0.7, rss_kb: 1 })).unwrap();
+        assert_eq!(t.secs, 0.7);
+        assert!(rep.json.get("yRunsS").is_none() && rep.rows.is_empty());
+        assert!(median_run(&mut rep, "z", 3, |_, _| None).is_none());
+    }
 }

@@ -44,6 +44,21 @@ fn big_copy(biggest: &Path, work: &Path, cold: bool) -> std::io::Result<PathBuf>
     Ok(copy)
 }
 
+/// pi's figure from `runs` of `n` asked: the median in process and the median whole process
+/// (each its own), the highest peak RSS; recorded under `{key}S`, `{key}WholeS` and
+/// `{key}RunsS` when there was more than one run.
+fn median_of(rep: &mut Report, key: &str, n: usize, runs: &[PiRun]) -> Option<PiRun> {
+    let in_process = super::floor::median(&runs.iter().map(|r| r.in_process).collect::<Vec<_>>())?;
+    let whole = super::floor::median(&runs.iter().map(|r| r.whole).collect::<Vec<_>>())?;
+    if n > 1 {
+        rep.set(&format!("{key}S"), in_process.into());
+        rep.set(&format!("{key}WholeS"), whole.into());
+        rep.set(&format!("{key}RunsS"), runs.iter().map(|r| json!({"s": r.in_process, "wholeS": r.whole})).collect::<Vec<_>>().into());
+        rep.row(&format!("  median of {} runs", runs.len()), secs(in_process), format!("whole process {}", secs(whole)));
+    }
+    Some(PiRun { in_process, whole, rss_kb: runs.iter().map(|r| r.rss_kb).max().unwrap_or(0) })
+}
+
 #[allow(clippy::too_many_arguments)]
 pub(super) fn run_steps(cli: &Cli, pi: &Pi, c: &Corpus, biggest: &Path, work: &Path, list0: &Path, rep: &mut Report, every_file: bool, cold: bool) -> PiFigures {
     let mut out = PiFigures { list: [None, None], big: [None, None], all: None };
@@ -58,40 +73,45 @@ pub(super) fn run_steps(cli: &Cli, pi: &Pi, c: &Corpus, biggest: &Path, work: &P
         } else {
             let _ = cat_all(c, list0); // warm again: the steps before may have evicted pages
         }
-        let what = label(&format!("SessionManager.listAll(){tag}"));
-        match run_pi(cli, pi, Some(cli.max_old_space), &[OsStr::new("listall"), agent.as_os_str()]) {
-            Ok((r, Some(j))) if r.ok() => {
-                let ms = j["ms"].as_f64().unwrap_or(0.0);
-                rep.row(
-                    &what,
-                    secs(ms / 1e3),
-                    format!(
-                        "whole process {}; {} sessions, peak RSS {} (Node after import: {}), --max-old-space-size={}, pi {}, Node {}",
-                        secs(r.secs),
-                        j["sessions"],
-                        mb(r.max_rss_kb),
-                        mb(j["baseRssKB"].as_u64().unwrap_or(0)),
-                        cli.max_old_space,
-                        j["piVersion"].as_str().unwrap_or("?"),
-                        j["node"].as_str().unwrap_or("?")
-                    ),
-                );
-                if j["sessions"].as_u64() != Some(c.files.len() as u64) {
-                    rep.row("", "".into(), format!("note: pi listed {} of {} files", j["sessions"], c.files.len()));
+        let n = if cold { 1 } else { cli.floor_runs.max(1) };
+        let mut runs = Vec::new();
+        for i in 0..n {
+            let what = super::run_label(&label(&format!("SessionManager.listAll(){tag}")), i, n);
+            match run_pi(cli, pi, Some(cli.max_old_space), &[OsStr::new("listall"), agent.as_os_str()]) {
+                Ok((r, Some(j))) if r.ok() => {
+                    let ms = j["ms"].as_f64().unwrap_or(0.0);
+                    rep.row(
+                        &what,
+                        secs(ms / 1e3),
+                        format!(
+                            "whole process {}; {} sessions, peak RSS {} (Node after import: {}), --max-old-space-size={}, pi {}, Node {}",
+                            secs(r.secs),
+                            j["sessions"],
+                            mb(r.max_rss_kb),
+                            mb(j["baseRssKB"].as_u64().unwrap_or(0)),
+                            cli.max_old_space,
+                            j["piVersion"].as_str().unwrap_or("?"),
+                            j["node"].as_str().unwrap_or("?")
+                        ),
+                    );
+                    if j["sessions"].as_u64() != Some(c.files.len() as u64) {
+                        rep.row("", "".into(), format!("note: pi listed {} of {} files", j["sessions"], c.files.len()));
+                    }
+                    rep.set(&k("Version"), j["piVersion"].clone());
+                    rep.set(&k("Node"), j["node"].clone());
+                    rep.set(&k(&format!("ListAll{key}S")), (ms / 1e3).into());
+                    rep.set(&k(&format!("ListAll{key}WholeS")), r.secs.into());
+                    rep.set(&k(&format!("ListAll{key}RssMB")), (r.max_rss_kb as f64 / 1024.0).into());
+                    runs.push(PiRun { in_process: ms / 1e3, whole: r.secs, rss_kb: r.max_rss_kb });
                 }
-                rep.set(&k("Version"), j["piVersion"].clone());
-                rep.set(&k("Node"), j["node"].clone());
-                rep.set(&k(&format!("ListAll{key}S")), (ms / 1e3).into());
-                rep.set(&k(&format!("ListAll{key}WholeS")), r.secs.into());
-                rep.set(&k(&format!("ListAll{key}RssMB")), (r.max_rss_kb as f64 / 1024.0).into());
-                out.list[cold as usize] = Some(PiRun { in_process: ms / 1e3, whole: r.secs, rss_kb: r.max_rss_kb });
+                Ok((r, _)) => {
+                    rep.fail(&what, r.describe_failure());
+                    rep.set(&k(&format!("ListAll{key}Failure")), r.describe_failure().into());
+                }
+                Err(e) => rep.fail(&what, e.to_string()),
             }
-            Ok((r, _)) => {
-                rep.fail(&what, r.describe_failure());
-                rep.set(&k(&format!("ListAll{key}Failure")), r.describe_failure().into());
-            }
-            Err(e) => rep.fail(&what, e.to_string()),
         }
+        out.list[cold as usize] = median_of(rep, &k(&format!("ListAll{key}")), n, &runs);
     }
     if cli.pi_default_heap {
         let _ = cat_all(c, list0);
@@ -114,41 +134,46 @@ pub(super) fn run_steps(cli: &Cli, pi: &Pi, c: &Corpus, biggest: &Path, work: &P
     let bl = big_list.clone().into_os_string();
     for &cold in modes {
         let (tag, key) = if cold { (", cold", "Cold") } else { ("", "") };
-        let what = label(&format!("open + getTree + buildSessionContext (biggest{tag})"));
-        if let Err(e) = big_copy(biggest, work, cold).and_then(|p| std::fs::write(&big_list, format!("{}\n", p.display()))) {
-            rep.fail(&what, format!("copying the biggest file: {e}"));
-            continue;
-        }
-        match run_pi(cli, pi, Some(cli.max_old_space), &[OsStr::new("open"), bl.as_os_str(), OsStr::new("--tmp"), tmp.as_os_str(), OsStr::new("--in-place")]) {
-            Ok((r, Some(j))) if r.ok() => {
-                let s = j["ms"].as_f64().unwrap_or(0.0) / 1e3;
-                rep.row(
-                    &what,
-                    secs(s),
-                    format!(
-                        "whole process {}; open {}, getTree {}, buildSessionContext {}; peak RSS {}",
-                        secs(r.secs),
-                        secs(j["openMs"].as_f64().unwrap_or(0.0) / 1e3),
-                        secs(j["treeMs"].as_f64().unwrap_or(0.0) / 1e3),
-                        secs(j["ctxMs"].as_f64().unwrap_or(0.0) / 1e3),
-                        mb(r.max_rss_kb)
-                    ),
-                );
-                rep.set(&k(&format!("OpenBiggest{key}S")), s.into());
-                rep.set(&k(&format!("OpenBiggest{key}WholeS")), r.secs.into());
-                rep.set(
-                    &k(&format!("OpenBiggest{key}Parts")),
-                    json!({"openS": j["openMs"].as_f64().unwrap_or(0.0) / 1e3, "getTreeS": j["treeMs"].as_f64().unwrap_or(0.0) / 1e3, "buildSessionContextS": j["ctxMs"].as_f64().unwrap_or(0.0) / 1e3}),
-                );
-                rep.set(&k(&format!("OpenBiggest{key}RssMB")), (r.max_rss_kb as f64 / 1024.0).into());
-                out.big[cold as usize] = Some(PiRun { in_process: s, whole: r.secs, rss_kb: r.max_rss_kb });
-                if j["rewrote"].as_u64().unwrap_or(0) > 0 {
-                    rep.row("", "".into(), "note: pi rewrote the (copied) file on open".into());
-                }
+        let n = if cold { 1 } else { cli.floor_runs.max(1) };
+        let mut runs = Vec::new();
+        for i in 0..n {
+            let what = super::run_label(&label(&format!("open + getTree + buildSessionContext (biggest{tag})")), i, n);
+            if let Err(e) = big_copy(biggest, work, cold).and_then(|p| std::fs::write(&big_list, format!("{}\n", p.display()))) {
+                rep.fail(&what, format!("copying the biggest file: {e}"));
+                continue;
             }
-            Ok((r, _)) => rep.fail(&what, r.describe_failure()),
-            Err(e) => rep.fail(&what, e.to_string()),
+            match run_pi(cli, pi, Some(cli.max_old_space), &[OsStr::new("open"), bl.as_os_str(), OsStr::new("--tmp"), tmp.as_os_str(), OsStr::new("--in-place")]) {
+                Ok((r, Some(j))) if r.ok() => {
+                    let s = j["ms"].as_f64().unwrap_or(0.0) / 1e3;
+                    rep.row(
+                        &what,
+                        secs(s),
+                        format!(
+                            "whole process {}; open {}, getTree {}, buildSessionContext {}; peak RSS {}",
+                            secs(r.secs),
+                            secs(j["openMs"].as_f64().unwrap_or(0.0) / 1e3),
+                            secs(j["treeMs"].as_f64().unwrap_or(0.0) / 1e3),
+                            secs(j["ctxMs"].as_f64().unwrap_or(0.0) / 1e3),
+                            mb(r.max_rss_kb)
+                        ),
+                    );
+                    rep.set(&k(&format!("OpenBiggest{key}S")), s.into());
+                    rep.set(&k(&format!("OpenBiggest{key}WholeS")), r.secs.into());
+                    rep.set(
+                        &k(&format!("OpenBiggest{key}Parts")),
+                        json!({"openS": j["openMs"].as_f64().unwrap_or(0.0) / 1e3, "getTreeS": j["treeMs"].as_f64().unwrap_or(0.0) / 1e3, "buildSessionContextS": j["ctxMs"].as_f64().unwrap_or(0.0) / 1e3}),
+                    );
+                    rep.set(&k(&format!("OpenBiggest{key}RssMB")), (r.max_rss_kb as f64 / 1024.0).into());
+                    runs.push(PiRun { in_process: s, whole: r.secs, rss_kb: r.max_rss_kb });
+                    if j["rewrote"].as_u64().unwrap_or(0) > 0 {
+                        rep.row("", "".into(), "note: pi rewrote the (copied) file on open".into());
+                    }
+                }
+                Ok((r, _)) => rep.fail(&what, r.describe_failure()),
+                Err(e) => rep.fail(&what, e.to_string()),
+            }
         }
+        out.big[cold as usize] = median_of(rep, &k(&format!("OpenBiggest{key}")), n, &runs);
     }
     let _ = std::fs::remove_dir_all(work.join("pi-big"));
     if !every_file {
