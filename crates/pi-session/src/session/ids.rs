@@ -20,7 +20,7 @@ pub struct IdMap {
 
 /// An 8-byte id as an integer (its bytes, little-endian); `None` for any other length.
 #[inline]
-pub(crate) fn pack(id: &str) -> Option<u64> {
+fn pack(id: &str) -> Option<u64> {
     let b: [u8; 8] = id.as_bytes().try_into().ok()?;
     Some(u64::from_le_bytes(b))
 }
@@ -262,8 +262,7 @@ mod tests {
         // Big enough to be grouped (more than 16 groups of 64 buckets), with repeats: the
         // later line wins, and each repeat is reported with the index it replaced.
         for n in [10usize, 5_000, 60_000] {
-            let ids: Vec<String> = (0..n as u32).map(|i| if i % 997 == 5 { format!("{:08x}", (i / 3).wrapping_mul(2_654_435_761)) } else { format!("{:08x}", i.wrapping_mul(2_654_435_761)) }).collect();
-            let mut ids: Vec<String> = ids;
+            let mut ids: Vec<String> = (0..n as u32).map(|i| if i % 997 == 5 { format!("{:08x}", (i / 3).wrapping_mul(2_654_435_761)) } else { format!("{:08x}", i.wrapping_mul(2_654_435_761)) }).collect();
             ids.push("not-a-pi-id".into());
             ids.push("abc".into());
             ids.push(ids[7].clone());
