@@ -76,7 +76,7 @@ pub(super) fn run_steps(cli: &Cli, pi: &Pi, c: &Corpus, biggest: &Path, work: &P
         let n = if cold { 1 } else { cli.floor_runs.max(1) };
         let mut runs = Vec::new();
         for i in 0..n {
-            let what = super::run_label(&label(&format!("SessionManager.listAll(){tag}")), i, n);
+            let what = super::runs::run_label(&label(&format!("SessionManager.listAll(){tag}")), i, n);
             match run_pi(cli, pi, Some(cli.max_old_space), &[OsStr::new("listall"), agent.as_os_str()]) {
                 Ok((r, Some(j))) if r.ok() => {
                     let ms = j["ms"].as_f64().unwrap_or(0.0);
@@ -137,7 +137,7 @@ pub(super) fn run_steps(cli: &Cli, pi: &Pi, c: &Corpus, biggest: &Path, work: &P
         let n = if cold { 1 } else { cli.floor_runs.max(1) };
         let mut runs = Vec::new();
         for i in 0..n {
-            let what = super::run_label(&label(&format!("open + getTree + buildSessionContext (biggest{tag})")), i, n);
+            let what = super::runs::run_label(&label(&format!("open + getTree + buildSessionContext (biggest{tag})")), i, n);
             if let Err(e) = big_copy(biggest, work, cold).and_then(|p| std::fs::write(&big_list, format!("{}\n", p.display()))) {
                 rep.fail(&what, format!("copying the biggest file: {e}"));
                 continue;
