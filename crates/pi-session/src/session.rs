@@ -173,7 +173,7 @@ impl SessionIndex {
         // About one entry per 700 bytes: reserve once instead of growing by copies.
         let guess = (meta.len() / 700).min(4_000_000) as usize;
         ix.entries.reserve(guess);
-        pi_session_format::pages::huge_pages(&ix.entries);
+        pi_session_format::pages::huge_pages(&mut ix.entries);
         ix.ordinals.reserve(guess);
         // (The id map is sized when the read maps its ids, at its end.)
         ix.later_ids.pairs.reserve(guess);

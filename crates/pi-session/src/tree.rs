@@ -157,7 +157,7 @@ impl Tree {
         break_cycles(ix, &mut parent, &mut is_root, &in_tree, &mut in_cycle, &mut diags);
 
         let mut children: Vec<Children> = Vec::with_capacity(n);
-        pi_session_format::pages::huge_pages(&children);
+        pi_session_format::pages::huge_pages(&mut children);
         children.resize(n, Children::new());
         let mut roots = Vec::new();
         for i in 0..n {

@@ -193,7 +193,7 @@ fn decode_entries(table: &[u8], body: &[u8], blocks: &[u8], metas_len: u64, sour
     let start = |k: usize| u32::from_le_bytes(table[4 * k..4 * k + 4].try_into().unwrap()) as usize;
     let bad = AtomicBool::new(false);
     let mut out: Vec<Entry> = Vec::with_capacity(n);
-    pi_session_format::pages::huge_pages(&out);
+    pi_session_format::pages::huge_pages(&mut out);
     out.spare_capacity_mut()[..n].par_chunks_mut(BLOCK).enumerate().for_each(|(b, slots)| {
         let place = Reader { b: &blocks[24 * b..24 * b + 24], at: 0 }
             .block_at()
@@ -515,7 +515,7 @@ impl<'a> Reader<'a> {
             return None;
         }
         let mut children = Vec::with_capacity(n);
-        pi_session_format::pages::huge_pages(&children);
+        pi_session_format::pages::huge_pages(&mut children);
         let mut at = 0;
         for c in le_u32s(counts) {
             let end = at + 4 * c as usize;
