@@ -8,52 +8,80 @@
 //! soon as they are free), a fresh 2 MB page whose memory was reported costs 512 trips to the
 //! host: 2-4.5 ms, where its 512 small pages (taken from smaller free blocks, not reported)
 //! cost 0.7 ms. Memory freed by a process that just ended is ready; after the machine has idled
-//! for a few seconds, none is. So a hinted block's huge pages are faulted in at once, each
-//! timed: once one was slow, the rest of the block, and every block after it in this process,
-//! stays on small pages.
+//! for a few seconds, none is. So a hinted block's huge pages are faulted in at once (its first
+//! 64 MB), each timed: once one was slow, the rest of the block, and every block after it in
+//! this process, stays on small pages.
 
 use std::alloc::{alloc, dealloc, Layout};
 use std::ptr::NonNull;
+#[cfg(target_os = "linux")]
 use std::sync::atomic::{AtomicBool, Ordering};
+#[cfg(target_os = "linux")]
 use std::time::Duration;
 
 use allocator_api2::alloc::{AllocError, Allocator};
 
 const HUGE: usize = 2 << 20;
 
+#[cfg(target_os = "linux")]
 /// Slower than this, a huge page's fault costs more than its 512 small pages would (0.7 ms).
 const SLOW_HUGE_PAGE: Duration = Duration::from_micros(400);
 
+#[cfg(target_os = "linux")]
+/// The most of a hinted block faulted in when it is hinted (the big session's 200,000 entries
+/// take 32 MB).
+const EAGER: usize = 64 << 20;
+
+#[cfg(target_os = "linux")]
 /// Set once a fresh huge page was found slow: this process then asks for no more. (A fact
 /// about the machine measured once, like a CPU feature; nothing else is kept here.)
 static HUGE_PAGES_SLOW: AtomicBool = AtomicBool::new(false);
 
+#[cfg(target_os = "linux")]
 /// Whether a huge page that took `elapsed` to fault in was slow (see [`SLOW_HUGE_PAGE`]).
 fn slow(elapsed: Duration) -> bool {
     elapsed > SLOW_HUGE_PAGE
 }
 
 /// Hints `len` bytes at `at` (2 MB aligned, `len` a multiple of 2 MB, inside a block the
-/// caller owns, not yet touched) for huge pages, unless they were found slow; then faults them
-/// in one by one, each timed, and leaves the rest of the block on small pages once one was slow.
+/// caller owns, not yet touched) for huge pages, unless they were found slow; then faults in
+/// the first [`EAGER`] of them one by one, each timed, and leaves the rest of the block on small
+/// pages once one was slow. (Past [`EAGER`] the hint stays, taken as pages are first used: a
+/// reservation guessed from a file's size can be far more than its entries fill, and memory
+/// faulted in for nothing would stay with the process.)
 ///
 /// # Safety
 /// `at..at + len` must be memory the caller owns and may write (its contents are not yet
-/// initialized: one byte of each 2 MB is written).
+/// initialized: one byte of each of its first 2 MB pages is written).
 #[cfg(target_os = "linux")]
 unsafe fn hint(at: *mut u8, len: usize) {
-    if len == 0 || HUGE_PAGES_SLOW.load(Ordering::Relaxed) {
+    // SAFETY: as the caller promised; the write is to memory it owns.
+    unsafe {
+        hint_timed(at, len, &HUGE_PAGES_SLOW, |p| {
+            let t = std::time::Instant::now();
+            std::ptr::write_volatile(p, 0);
+            t.elapsed()
+        })
+    }
+}
+
+/// [`hint`], with the verdict kept in `slow_seen` and each page faulted in by `touch` (which
+/// returns how long that took).
+///
+/// # Safety
+/// As for [`hint`]; `touch` is given the start of each page faulted in.
+#[cfg(target_os = "linux")]
+unsafe fn hint_timed(at: *mut u8, len: usize, slow_seen: &AtomicBool, mut touch: impl FnMut(*mut u8) -> Duration) {
+    if len == 0 || slow_seen.load(Ordering::Relaxed) {
         return;
     }
     // SAFETY (this block): the range is the caller's (see above); MADV_HUGEPAGE and
     // MADV_NOHUGEPAGE change how pages are backed, never their contents.
     unsafe {
         libc::madvise(at.cast(), len, libc::MADV_HUGEPAGE);
-        for off in (0..len).step_by(HUGE) {
-            let t = std::time::Instant::now();
-            std::ptr::write_volatile(at.add(off), 0);
-            if slow(t.elapsed()) {
-                HUGE_PAGES_SLOW.store(true, Ordering::Relaxed);
+        for off in (0..len.min(EAGER)).step_by(HUGE) {
+            if slow(touch(at.add(off))) {
+                slow_seen.store(true, Ordering::Relaxed);
                 if off + HUGE < len {
                     libc::madvise(at.add(off + HUGE).cast(), len - off - HUGE, libc::MADV_NOHUGEPAGE);
                 }
@@ -144,8 +172,9 @@ pub type HugeVec<T> = allocator_api2::vec::Vec<T, HugePages>;
 
 #[cfg(test)]
 mod tests {
-    use super::{huge_pages, slow, HugePages, HugeVec};
+    use super::{huge_pages, HugePages, HugeVec};
     use std::rc::Rc;
+    #[cfg(target_os = "linux")]
     use std::time::Duration;
 
     #[test]
@@ -166,7 +195,39 @@ mod tests {
     }
 
     #[test]
+    #[cfg(target_os = "linux")]
+    fn a_hint_faults_in_its_first_64_mb_and_stops_at_a_slow_page() {
+        use super::{hint_timed, EAGER, HUGE};
+        use std::sync::atomic::{AtomicBool, Ordering};
+        // A reservation of 512 MB (a guess from a file's size can be that far off): only its
+        // first 64 MB are faulted in, one touch per 2 MB page, in order.
+        let mut v: Vec<u8> = Vec::with_capacity(512 << 20);
+        let at = v.spare_capacity_mut().as_mut_ptr().cast::<u8>();
+        let at = at.wrapping_add(at.align_offset(HUGE));
+        let seen = AtomicBool::new(false);
+        let mut touched = Vec::new();
+        // SAFETY: 256 MB from a huge-page boundary inside the vector's spare capacity.
+        unsafe { hint_timed(at, 256 << 20, &seen, |p| { touched.push(p as usize - at as usize); Duration::from_micros(90) }) };
+        assert_eq!(touched, (0..EAGER).step_by(HUGE).collect::<Vec<_>>());
+        assert!(!seen.load(Ordering::Relaxed));
+        // The third page slow: no more touches, the verdict kept, and the next hint does nothing.
+        touched.clear();
+        // SAFETY: as above.
+        unsafe { hint_timed(at, 256 << 20, &seen, |p| { touched.push(p as usize - at as usize); Duration::from_micros(if touched.len() == 3 { 2_000 } else { 90 }) }) };
+        assert_eq!(touched, vec![0, HUGE, 2 * HUGE]);
+        assert!(seen.load(Ordering::Relaxed));
+        touched.clear();
+        // SAFETY: as above.
+        unsafe { hint_timed(at, 256 << 20, &seen, |p| { touched.push(p as usize); Duration::ZERO }) };
+        assert!(touched.is_empty());
+        v.extend(std::iter::repeat_n(7u8, 1000));
+        assert!(v.iter().all(|&b| b == 7));
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
     fn a_huge_page_is_slow_past_what_its_small_pages_cost() {
+        use super::slow;
         // 512 small pages cost about 0.7 ms here; a ready huge page 0.05-0.1 ms, one the host
         // must back again 2-4.5 ms.
         assert!(!slow(Duration::from_micros(90)));
