@@ -28,12 +28,14 @@ use serde::Serialize;
 
 mod build;
 mod lookup;
+mod postings;
 mod segment;
 mod sql;
 mod verify;
 
 pub use crate::hits::{IndexHit, SessionHits};
-use build::{batches, delete_file, index_file, merge_segments, same_tail, write_file, FileRows, Plan, Postings, FLUSH_BYTES};
+use build::{batches, delete_file, index_file, merge_segments, same_tail, write_file, FileRows, Plan, FLUSH_BYTES};
+use postings::Postings;
 use sql::connect;
 
 use crate::damage::SetAside;

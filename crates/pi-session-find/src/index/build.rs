@@ -5,8 +5,6 @@
 //! about the same size are merged four at a time, so a key has a few rows, not one per update.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::path::{Path, PathBuf};
 
 use pi_session_format::entry::{Detail, Kind};
@@ -93,7 +91,7 @@ pub(super) fn same_tail(path: &Path, indexed: u64, hash: i64) -> bool {
 }
 
 thread_local! {
-    /// One gram set per thread (its bitmaps are 4 MB, cleared after each block).
+    /// One gram set per thread (its bitmaps are 2.3 MB, cleared after each block).
     static GRAMS: RefCell<GramSet> = RefCell::new(GramSet::default());
 }
 
@@ -326,150 +324,8 @@ pub(super) fn write_file(c: &Connection, fr: FileRows) -> rusqlite::Result<(Vec<
     Ok((out, dead))
 }
 
-/// A hasher for the `u32` keys (multiplicative; the keys are already spread).
-#[derive(Default)]
-pub(super) struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(5) ^ b as u64).wrapping_mul(0x517c_c1b7_2722_0a95);
-        }
-    }
-    fn write_u32(&mut self, k: u32) {
-        let x = (k as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        self.0 = x ^ (x >> 29);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-type KeyMap<V> = HashMap<u32, V, BuildHasherDefault<KeyHasher>>;
-
-/// Shards of the lists being built: a key's shard is a hash of it, and the shards take their
-/// part of each batch on the pool's threads (the writer's work used to be one thread's while
-/// the other read the next batch, and its map missed the cache on most keys).
-const SHARDS: usize = 8;
-
-fn shard_of(k: u32) -> usize {
-    (k.wrapping_mul(0x9e37_79b9) >> 29) as usize
-}
-
-/// One shard: per key, its last block id and its list so far. Each batch's (key, block) pairs
-/// are sorted by key first (a radix sort: memory read in order), so a key is looked up once per
-/// batch, not once per block.
-#[derive(Default)]
-struct Shard {
-    lists: KeyMap<(u32, Vec<u8>)>,
-    pairs: Vec<u64>,
-    scratch: Vec<u64>,
-    bytes: usize,
-}
-
-impl Shard {
-    /// Appends the pairs gathered in `self.pairs` (block ids after every one added before).
-    fn take_pairs(&mut self) {
-        radix_sort_hi(&mut self.pairs, &mut self.scratch);
-        let mut i = 0;
-        let p = &self.pairs;
-        while i < p.len() {
-            let k = (p[i] >> 32) as u32;
-            let (last, list) = self.lists.entry(k).or_insert((0, Vec::new()));
-            let before = list.len();
-            while i < p.len() && (p[i] >> 32) as u32 == k {
-                let id = p[i] as u32;
-                grams::put_varint(list, id - *last);
-                *last = id;
-                i += 1;
-            }
-            self.bytes += list.len() - before;
-        }
-        self.pairs.clear();
-    }
-}
-
-/// Posting lists being built, in [`SHARDS`] shards.
-pub(super) struct Postings {
-    shards: Vec<Shard>,
-    pub bytes: usize,
-    pub first_block: Option<u32>,
-    pub last_block: u32,
-}
-
-/// Sorts `v` stably by the key in its upper 32 bits: every kind of key is below `7 << 24`, so
-/// three passes of 9 bits (least significant first) sort it, the counts of all three taken in
-/// one read.
-fn radix_sort_hi(v: &mut Vec<u64>, scratch: &mut Vec<u64>) {
-    debug_assert!(v.iter().all(|x| x >> 32 < 1 << 27));
-    scratch.clear();
-    scratch.resize(v.len(), 0);
-    let mut count = [[0u32; 512]; 3];
-    for &x in v.iter() {
-        let k = (x >> 32) as usize;
-        count[0][k & 511] += 1;
-        count[1][k >> 9 & 511] += 1;
-        count[2][k >> 18 & 511] += 1;
-    }
-    for (pass, c) in count.iter_mut().enumerate() {
-        if c.iter().any(|&n| n as usize == v.len()) {
-            continue;
-        }
-        let mut sum = 0;
-        for n in c.iter_mut() {
-            (*n, sum) = (sum, sum + *n);
-        }
-        let shift = 32 + 9 * pass;
-        for &x in v.iter() {
-            let d = (x >> shift) as usize & 511;
-            scratch[c[d] as usize] = x;
-            c[d] += 1;
-        }
-        std::mem::swap(v, scratch);
-    }
-}
-
-impl Postings {
-    pub fn new() -> Postings {
-        Postings { shards: (0..SHARDS).map(|_| Shard::default()).collect(), bytes: 0, first_block: None, last_block: 0 }
-    }
-
-    /// Appends `blocks` (ascending ids, after every id added before).
-    pub fn add(&mut self, blocks: &[(u32, Vec<u32>)]) {
-        use rayon::prelude::*;
-        let Some(&(first, _)) = blocks.first() else { return };
-        self.first_block.get_or_insert(first);
-        self.last_block = blocks.last().map(|b| b.0).unwrap_or(first);
-        for (id, keys) in blocks {
-            for &k in keys {
-                self.shards[shard_of(k)].pairs.push((k as u64) << 32 | *id as u64);
-            }
-        }
-        self.shards.par_iter_mut().for_each(Shard::take_pairs);
-        self.bytes = self.shards.iter().map(|s| s.bytes).sum();
-    }
-
-    /// Writes the lists as a new segment (its file, then its row) and empties them; returns
-    /// the bytes written.
-    pub fn flush(&mut self, c: &Connection, dir: &Path) -> rusqlite::Result<u64> {
-        let Some(first) = self.first_block else { return Ok(0) };
-        let seg: i64 = c.query_row("SELECT coalesce(max(id), 0) + 1 FROM segments", [], |r| r.get(0))?;
-        let mut all: Vec<(u32, u32, Vec<u8>)> = self.shards.iter_mut().flat_map(|s| {
-            s.bytes = 0;
-            s.lists.drain().map(|(k, (last, l))| (k, last, l))
-        }).collect();
-        all.sort_unstable_by_key(|e| e.0);
-        let name = file_name(c, seg)?;
-        let bytes = segment::write(dir, &name, &all).map_err(|e| segment::damaged(&dir.join(&name), &e.to_string()))?;
-        c.execute("INSERT INTO segments(id, first_block, last_block, bytes, file) VALUES(?1, ?2, ?3, ?4, ?5)", params![seg, first as i64, self.last_block as i64, bytes as i64, name])?;
-        self.bytes = 0;
-        self.first_block = None;
-        Ok(bytes)
-    }
-}
-
 /// A new posting file's name for segment `seg` (a counter in `meta` keeps names unique).
-fn file_name(c: &Connection, seg: i64) -> rusqlite::Result<String> {
+pub(super) fn file_name(c: &Connection, seg: i64) -> rusqlite::Result<String> {
     c.execute("INSERT INTO meta(key, value) VALUES('files', 1) ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1", [])?;
     let n: i64 = c.query_row("SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'files'", [], |r| r.get(0))?;
     Ok(format!("seg-{seg}-{n}.post"))
@@ -679,31 +535,6 @@ mod tests {
         // A file bigger than a batch goes alone; the small ones around it are not split off it.
         assert_eq!(lens(&w(&[mb, 40 * mb, mb, mb])), vec![1, 1, 2]);
         assert!(batches(&w(&[])).is_empty());
-    }
-
-    #[test]
-    fn the_radix_sort_orders_every_kind_of_key_and_keeps_block_order() {
-        // The kinds of key: bytes, trigrams, tools, word pairs, roles; all below 1 << 27.
-        let kinds = [1 << 24 | 0x61, 3 << 24 | 0xff_ffff, grams::tool_key("bash"), 5 << 24 | 0xab_cd00, grams::role_key("toolResult")];
-        assert!(kinds.iter().all(|&k| k < 1 << 27));
-        let mut seed = 1u64;
-        let mut v: Vec<u64> = (0..5000u64)
-            .map(|i| {
-                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                let kind = kinds[(seed >> 60) as usize % kinds.len()] & 0x0f00_0000;
-                let k = kind | (seed >> 33) as u32 & if seed & 1 == 0 { 0xff_ffff } else { 0x3 };
-                (k as u64) << 32 | i / 3
-            })
-            .collect();
-        let mut want = v.clone();
-        want.sort_by_key(|x| x >> 32);
-        radix_sort_hi(&mut v, &mut Vec::new());
-        assert_eq!(v, want);
-        // One key only: every pass is skipped, nothing moves.
-        let mut one: Vec<u64> = (0..10).map(|i| (5u64 << 24 | 7) << 32 | i).collect();
-        let same = one.clone();
-        radix_sort_hi(&mut one, &mut Vec::new());
-        assert_eq!(one, same);
     }
 
     #[test]
