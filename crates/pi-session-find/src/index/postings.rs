@@ -234,29 +234,33 @@ mod tests {
             (seed >> 33) as u32
         };
         let mut p = Postings::new();
-        let mut want: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
         let mut id = 0u32;
-        for batch in 0..12u32 {
-            let mut blocks = Vec::new();
-            for _ in 0..40 {
-                id += 1 + next() % 3;
-                let spread = 50 + batch * 40;
-                let mut keys: Vec<u32> = (0..next() % 60).map(|_| 3 << 24 | next() % spread * 97).collect();
-                keys.sort_unstable();
-                keys.dedup();
-                for &k in &keys {
-                    want.entry(k).or_default().push(id);
+        // Two segments' worth: the second's lists start after the first's are taken (their
+        // first ids absolute again).
+        for window in 0..2u32 {
+            let mut want: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
+            for batch in 0..12u32 {
+                let mut blocks = Vec::new();
+                for _ in 0..40 {
+                    id += 1 + next() % 3;
+                    let spread = 50 + batch * 40 + window * 300;
+                    let mut keys: Vec<u32> = (0..next() % 60).map(|_| 3 << 24 | next() % spread * 97).collect();
+                    keys.sort_unstable();
+                    keys.dedup();
+                    for &k in &keys {
+                        want.entry(k).or_default().push(id);
+                    }
+                    blocks.push((id, keys));
                 }
-                blocks.push((id, keys));
+                p.add(&blocks);
             }
-            p.add(&blocks);
-        }
-        let got = p.take_lists();
-        assert_eq!(got.len(), want.len());
-        for ((k, last, list), (wk, ids)) in got.iter().zip(&want) {
-            assert_eq!((k, *last, list), (wk, *ids.last().unwrap(), &grams::encode(ids)));
+            let got = p.take_lists();
+            assert_eq!(got.len(), want.len());
+            for ((k, last, list), (wk, ids)) in got.iter().zip(&want) {
+                assert_eq!((k, *last, list), (wk, *ids.last().unwrap(), &grams::encode(ids)));
+            }
+            assert_eq!(p.shards.iter().map(|s| s.bytes).sum::<usize>(), 0);
         }
         assert!(p.take_lists().is_empty());
-        assert_eq!(p.shards.iter().map(|s| s.bytes).sum::<usize>(), 0);
     }
 }
