@@ -310,8 +310,7 @@ impl GramSet {
         }
         self.found.append(&mut self.bytes);
         self.found.append(&mut self.tools);
-        let mut out = std::mem::take(&mut self.found);
-        for &k in &out {
+        for &k in &self.found {
             let v = k & 0x00ff_ffff;
             match k >> 24 {
                 1 => self.uni[(v >> 6) as usize] = 0,
@@ -320,7 +319,12 @@ impl GramSet {
             }
         }
         sort_low24(&mut self.pairs, &mut self.sorted);
-        out.reserve(self.pairs.len());
+        let distinct = self.pairs.iter().zip(self.pairs.iter().skip(1)).filter(|(a, b)| a != b).count() + !self.pairs.is_empty() as usize;
+        // The block's list allocated once, at its size (`found` is kept, and grows no more
+        // after the first blocks).
+        let mut out = Vec::with_capacity(self.found.len() + distinct);
+        out.extend_from_slice(&self.found);
+        self.found.clear();
         let mut last = None;
         for &k in &self.pairs {
             if last != Some(k) {
