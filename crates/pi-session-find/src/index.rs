@@ -22,7 +22,6 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use pi_session::pathstr::encode;
-use rayon::prelude::*;
 use rusqlite::Connection;
 use serde::Serialize;
 
@@ -34,7 +33,7 @@ mod sql;
 mod verify;
 
 pub use crate::hits::{IndexHit, SessionHits};
-use build::{batches, delete_file, index_file, merge_segments, same_tail, write_file, FileRows, Plan, FLUSH_BYTES};
+use build::{batches, delete_file, merge_segments, read_ahead, same_tail, write_file, FileRows, Plan, ReadBatch, FLUSH_BYTES};
 use postings::Postings;
 use sql::connect;
 
@@ -509,26 +508,30 @@ impl SearchIndex {
         // read while the one before is written.
         let mut c = c;
         let mut w = Writer { conn: std::mem::replace(&mut *c, Connection::open_in_memory().at(&self.db)?), postings: Postings::new(), dir: dir.clone(), open: false, dead: 0, written: 0, stats, known: &known };
-        let mut prev: Option<(Vec<Result<FileRows, Error>>, usize, u64)> = None;
+        // Batches read and waiting for the writer (the threads read ahead while it writes).
+        let mut ready: std::collections::VecDeque<ReadBatch> = Default::default();
+        let mut next = 0;
         let mut failed = None;
         let all = batches(&work);
-        for k in 0..=all.len() {
-            let batch = all.get(k).copied().filter(|_| !self.is_paused());
-            if batch.is_none() && k < all.len() {
-                w.stats.paused = true;
-            }
-            let ((back, r), results) = rayon::join(
+        loop {
+            let job = ready.pop_front();
+            let (held, held_bytes) = (ready.len(), ready.iter().map(|r| r.2).sum::<u64>());
+            let writing = AtomicBool::new(job.is_some());
+            let busy = &writing;
+            let ((back, r), read) = rayon::join(
                 move || {
-                    let r = match prev {
+                    let r = match job {
                         Some((res, files, bytes)) => w.take(res).map(|flushed| (files, bytes, flushed)),
                         None => Ok((0, 0, false)),
                     };
+                    busy.store(false, Ordering::Release);
                     (w, r)
                 },
-                || batch.map(|b| b.par_iter().map(|(path, plan, _)| index_file(path, plan)).collect::<Vec<_>>()),
+                || read_ahead(&all[next..], held, held_bytes, busy, || self.is_paused()),
             );
             w = back;
-            prev = results.map(|r| (r, batch.map_or(0, |b| b.len()), batch.map_or(0, |b| b.iter().map(|x| x.2).sum())));
+            next += read.len();
+            ready.extend(read);
             match r {
                 Err(e) => {
                     failed = Some(e);
@@ -550,7 +553,9 @@ impl SearchIndex {
             p.seconds_left = (p.bytes_done > 0 && secs > 1.0).then(|| secs / p.bytes_done as f64 * (bytes_total - p.bytes_done) as f64);
             *self.progress.lock().unwrap() = p;
             progress(p);
-            if batch.is_none() {
+            if ready.is_empty() {
+                // Nothing read is left to write: done, or paused before the rest.
+                w.stats.paused |= next < all.len();
                 break;
             }
         }

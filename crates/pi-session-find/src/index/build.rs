@@ -6,6 +6,7 @@
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use pi_session_format::entry::{Detail, Kind};
 use pi_session::pathstr::encode;
@@ -520,9 +521,84 @@ pub(super) fn batches<T>(work: &[(PathBuf, T, u64)]) -> Vec<&[(PathBuf, T, u64)]
     out
 }
 
+/// Reads a batch's files on all cores, the biggest first (so no big file is left for last,
+/// one core reading it while the other waits); the rows come back in the batch's order.
+fn read_batch(b: &[(PathBuf, Plan, u64)]) -> Vec<Result<FileRows, Error>> {
+    use rayon::prelude::*;
+    let mut order: Vec<usize> = (0..b.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(b[i].2));
+    let mut read: Vec<(usize, Result<FileRows, Error>)> = order.into_par_iter().with_max_len(1).map(|i| (i, index_file(&b[i].0, &b[i].1))).collect();
+    read.sort_unstable_by_key(|r| r.0);
+    read.into_iter().map(|r| r.1).collect()
+}
+
+/// Session bytes read ahead of the writer, at most, beyond the one batch always read: while
+/// the writer is busy (a big file's rows, a segment written), the threads go on reading.
+const AHEAD_BYTES: u64 = 64 << 20;
+
+/// A batch read: each file's rows (or why not), how many files, their bytes.
+pub(super) type ReadBatch = (Vec<Result<FileRows, Error>>, usize, u64);
+
+/// Reads the next batches of `todo` while the writer works (`writing`): one when the writer
+/// holds none (`held_bytes` of sessions are read and waiting, in `held` batches), then more
+/// while it is still busy and less than [`AHEAD_BYTES`] wait; none once `paused`. With one
+/// batch read per write, a core waited while the other wrote the 200,000 rows of a big file.
+pub(super) fn read_ahead(todo: &[&[(PathBuf, Plan, u64)]], held: usize, held_bytes: u64, writing: &AtomicBool, paused: impl Fn() -> bool) -> Vec<ReadBatch> {
+    let mut out: Vec<ReadBatch> = Vec::new();
+    let mut bytes = held_bytes;
+    for b in todo {
+        let wanted = held + out.len() == 0 || (writing.load(Ordering::Acquire) && bytes < AHEAD_BYTES);
+        if !wanted || paused() {
+            break;
+        }
+        let n: u64 = b.iter().map(|x| x.2).sum();
+        out.push((read_batch(b), b.len(), n));
+        bytes += n;
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_threads_read_ahead_of_a_busy_writer_up_to_a_bound_and_keep_the_files_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let line = r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-03-02T10:00:01.000Z","message":{"role":"user","content":"hello"}}"#;
+        let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-03-02T10:00:00.000Z","cwd":"/w"}"#;
+        // Files of different sizes (the biggest is read first); their rows come back in order.
+        let mb = 1u64 << 20;
+        let work: Vec<(PathBuf, Plan, u64)> = (0..12)
+            .map(|i| {
+                let p = dir.path().join(format!("{i:02}.jsonl"));
+                std::fs::write(&p, format!("{header}\n{}", format!("{line}\n").repeat(1 + (i * 7) % 5))).unwrap();
+                (p, Plan::Full, 24 * mb + (i as u64 * 7) % 5)
+            })
+            .collect();
+        let all: Vec<&[(PathBuf, Plan, u64)]> = work.chunks(3).collect();
+        let busy = AtomicBool::new(true);
+        let idle = AtomicBool::new(false);
+        let files = |read: &[ReadBatch]| read.iter().flat_map(|r| r.0.iter().map(|f| f.as_ref().unwrap().path.clone())).collect::<Vec<_>>();
+        // The writer busy, nothing held: batches until 64 MB of sessions wait (72 MB, 3 x 24).
+        let read = read_ahead(&all, 0, 0, &busy, || false);
+        assert_eq!(read.len(), 1, "the first batch alone is 72 MB");
+        assert_eq!(files(&read), work[..3].iter().map(|w| w.0.clone()).collect::<Vec<_>>());
+        assert_eq!(read[0].2, 72 * mb + 6);
+        let small: Vec<&[(PathBuf, Plan, u64)]> = work.chunks(1).collect();
+        let read = read_ahead(&small, 0, 0, &busy, || false);
+        assert_eq!(read.len(), 3, "24 and 48 MB are under the bound, 72 MB is not");
+        let read = read_ahead(&small, 1, 10 * mb, &busy, || false);
+        assert_eq!(read.len(), 3, "10, 34 and 58 MB are under it");
+        // The writer done: one batch when none waits, none when one does.
+        assert_eq!(read_ahead(&small, 0, 0, &idle, || false).len(), 1);
+        assert_eq!(read_ahead(&small, 1, mb, &idle, || false).len(), 0);
+        // Paused: nothing, even with nothing held.
+        assert_eq!(read_ahead(&small, 0, 0, &busy, || true).len(), 0);
+        // A whole batch read on all cores, the biggest file first: the batch's order.
+        let got = read_batch(&work);
+        assert_eq!(got.iter().map(|f| f.as_ref().unwrap().path.clone()).collect::<Vec<_>>(), work.iter().map(|w| w.0.clone()).collect::<Vec<_>>());
+    }
 
     #[test]
     fn batches_hold_at_most_64_files_and_16_mb_and_every_file_once() {
