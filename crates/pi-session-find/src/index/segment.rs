@@ -97,21 +97,49 @@ pub(super) struct Writer {
     h: Check,
     table: Vec<u8>,
     off: u64,
+    /// Bytes put so far, and those already handed to the disk ([`Writer::write_back`]).
+    put: u64,
+    handed: u64,
 }
+
+/// Bytes written between two hand-offs to the disk.
+const WRITE_BACK: u64 = 8 << 20;
 
 impl Writer {
     pub(super) fn new(dir: &Path, name: &str) -> std::io::Result<Writer> {
         std::fs::create_dir_all(dir)?;
         let tmp = dir.join(format!(".{name}.tmp"));
         let out = std::io::BufWriter::with_capacity(1 << 20, File::create(&tmp)?);
-        let mut w = Writer { dir: dir.to_path_buf(), name: name.to_string(), tmp, out, h: Check::new(), table: Vec::new(), off: 0 };
+        let mut w = Writer { dir: dir.to_path_buf(), name: name.to_string(), tmp, out, h: Check::new(), table: Vec::new(), off: 0, put: 0, handed: 0 };
         w.put(MAGIC)?;
         Ok(w)
     }
 
     fn put(&mut self, b: &[u8]) -> std::io::Result<()> {
         self.h.add(b);
-        self.out.write_all(b)
+        self.out.write_all(b)?;
+        self.put += b.len() as u64;
+        if self.put - self.handed >= WRITE_BACK {
+            self.write_back()?;
+        }
+        Ok(())
+    }
+
+    /// Starts the disk's write of the bytes put since the last call, without waiting for it
+    /// (Linux): the sync at the end then waits for the last few megabytes, not for the whole
+    /// file (a first build of 2,000 files waited 150 ms in its segments' syncs, one core idle).
+    fn write_back(&mut self) -> std::io::Result<()> {
+        self.out.flush()?;
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsRawFd;
+            // SAFETY: sync_file_range reads no memory of ours; a failure only loses the head start.
+            unsafe {
+                libc::sync_file_range(self.out.get_ref().as_raw_fd(), self.handed as i64, (self.put - self.handed) as i64, libc::SYNC_FILE_RANGE_WRITE);
+            }
+        }
+        self.handed = self.put;
+        Ok(())
     }
 
     /// Adds the list of `key` (keys ascending), its last id `last`.
@@ -349,7 +377,9 @@ mod tests {
     fn lists_read_through_a_window_are_the_lists() {
         let dir = tempfile::tempdir().unwrap();
         // Lists of every size around the window's: each read from the window or a new read.
-        let sizes = [1usize, 5, WINDOW - 3, 2, WINDOW + 10, 7, 3 * WINDOW, 1];
+        // More than one hand-off to the disk in all (every WRITE_BACK bytes).
+        let sizes = [1usize, 5, WINDOW - 3, 2, WINDOW + 10, 7, 3 * WINDOW, 1, 9 * WINDOW, 3, 7 * WINDOW];
+        assert!(sizes.iter().sum::<usize>() as u64 > 2 * WRITE_BACK);
         let lists: Vec<(u32, u32, Vec<u8>)> = sizes.iter().enumerate().map(|(i, &n)| (i as u32, 1, (0..n).map(|b| (b * 7 + i) as u8).collect())).collect();
         write(dir.path(), "seg-1-1.post", &lists).unwrap();
         let s = Segment::open(&dir.path().join("seg-1-1.post"), true).unwrap();
