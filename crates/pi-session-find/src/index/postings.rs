@@ -252,7 +252,7 @@ mod tests {
                     id += 1 + next() % 3;
                     let spread = 50 + batch * 40 + window * 300;
                     // Some keys differ in their low 3 bits only (one shard's keys are sorted above them).
-                    let mut keys: Vec<u32> = (0..next() % 60).map(|_| 3 << 24 | (next() % spread * 97 ^ next() % 8)).collect();
+                    let mut keys: Vec<u32> = (0..next() % 60).map(|_| 3 << 24 | ((next() % spread * 97) ^ (next() % 8))).collect();
                     keys.sort_unstable();
                     keys.dedup();
                     for &k in &keys {
