@@ -156,49 +156,9 @@ impl Tree {
         let mut in_cycle = vec![false; n];
         break_cycles(ix, &mut parent, &mut is_root, &in_tree, &mut in_cycle, &mut diags);
 
-        let mut children: Vec<Children> = Vec::with_capacity(n);
-        pi_session_format::pages::huge_pages(&mut children);
-        children.resize(n, Children::new());
-        let mut roots = Vec::new();
-        for i in 0..n {
-            if !in_tree[i] {
-                continue;
-            }
-            if parent[i] == NONE {
-                roots.push(i as u32);
-            } else {
-                children[parent[i] as usize].push(i as u32);
-            }
-        }
-        for c in children.iter_mut() {
-            sort_by_timestamp(c, |k| ix.entries[k as usize].ts);
-        }
-
-        // Depth and DFS numbering, iteratively.
-        let mut depth = vec![0u32; n];
-        let mut pre = vec![NONE; n];
-        let mut post = vec![NONE; n];
-        let (mut pre_n, mut post_n) = (0u32, 0u32);
-        let mut stack: Vec<(u32, usize)> = Vec::new();
-        for &r in &roots {
-            stack.push((r, 0));
-            pre[r as usize] = pre_n;
-            pre_n += 1;
-            while let Some(top) = stack.last_mut() {
-                let (node, ci) = *top;
-                if let Some(&c) = children[node as usize].get(ci) {
-                    top.1 += 1;
-                    depth[c as usize] = depth[node as usize] + 1;
-                    pre[c as usize] = pre_n;
-                    pre_n += 1;
-                    stack.push((c, 0));
-                } else {
-                    post[node as usize] = post_n;
-                    post_n += 1;
-                    stack.pop();
-                }
-            }
-        }
+        // The entries that set a label or the name or refer to other ids are found on one
+        // core while the other builds the child lists and numbers the tree.
+        let (marked, Shape { children, roots, depth, pre, post }) = rayon::join(|| marked_entries(ix), || shape(ix, &parent, &in_tree));
 
         let leaf = leaf_of(ix, &parent, &mut diags);
         let mut t = Tree {
@@ -216,11 +176,12 @@ impl Tree {
             in_cycle,
             unresolved,
         };
-        // Labels and name: replayed over every line in file order, as pi's _buildIndex does.
-        for (i, e) in ix.entries.iter().enumerate() {
-            t.replay_label_and_name(i as u32, e);
+        // Labels and name: replayed over every line in file order, as pi's _buildIndex does
+        // (the other lines change neither).
+        for &i in &marked {
+            t.replay_label_and_name(i, &ix.entries[i as usize]);
         }
-        t.reference_diagnostics_from(ix, 0);
+        t.reference_diagnostics_of(ix, marked.iter().map(|&i| i as usize));
         t
     }
 
@@ -305,7 +266,7 @@ impl Tree {
         self.diagnostics.append(&mut diags);
         self.diagnostics.retain(|d| !(d.kind == DiagKind::DanglingTarget && d.message.ends_with(LEAF_FALLBACK)));
         self.leaf = leaf_of(ix, &self.parent, &mut self.diagnostics);
-        self.reference_diagnostics_from(ix, first_new);
+        self.reference_diagnostics_of(ix, first_new..ix.entries.len());
         true
     }
 
@@ -363,10 +324,12 @@ impl Tree {
         }
     }
 
-    /// Dangling `firstKeptEntryId`, `targetId`, `fromId` of entries `from..`; the missing ids
-    /// are remembered (an append that brings one in needs a rebuild).
-    fn reference_diagnostics_from(&mut self, ix: &SessionIndex, from: usize) {
-        for (i, e) in ix.entries.iter().enumerate().skip(from) {
+    /// Dangling `firstKeptEntryId`, `targetId`, `fromId` of entries `at` (in file order; only
+    /// those [`sets_or_refers`] can have any); the missing ids are remembered (an append that
+    /// brings one in needs a rebuild).
+    fn reference_diagnostics_of(&mut self, ix: &SessionIndex, at: impl Iterator<Item = usize>) {
+        for i in at {
+            let e = &ix.entries[i];
             match &e.detail {
                 Detail::Compaction { first_kept: Some(r), .. } | Detail::Label { target: Some(r), .. } | Detail::Leaf { target: Some(r), .. }
                     if !ix.by_id.contains_key(r) =>
@@ -407,6 +370,77 @@ impl Tree {
             }
         }
     }
+}
+
+/// Whether entry `e` may set a label or the name, or refer to another id than its parent
+/// (a compaction's first kept entry, a label's or leaf line's target, a branch summary's
+/// origin): the only lines the label replay and the reference findings look at.
+fn sets_or_refers(e: &pi_session_format::entry::Entry) -> bool {
+    matches!(e.detail, Detail::Label { .. } | Detail::SessionInfo { .. } | Detail::Compaction { .. } | Detail::Leaf { .. } | Detail::BranchSummary { .. })
+}
+
+/// The indexes of the entries [`sets_or_refers`] accepts, in file order.
+fn marked_entries(ix: &SessionIndex) -> Vec<u32> {
+    use rayon::prelude::*;
+    ix.entries.par_iter().enumerate().with_min_len(4096).filter(|(_, e)| sets_or_refers(e)).map(|(i, _)| i as u32).collect()
+}
+
+/// The child lists (in pi's order), roots, depths and DFS numbers of a tree whose links are
+/// resolved.
+struct Shape {
+    children: Vec<Children>,
+    roots: Vec<u32>,
+    depth: Vec<u32>,
+    pre: Vec<u32>,
+    post: Vec<u32>,
+}
+
+fn shape(ix: &SessionIndex, parent: &[u32], in_tree: &[bool]) -> Shape {
+    let n = parent.len();
+    let mut children: Vec<Children> = Vec::with_capacity(n);
+    pi_session_format::pages::huge_pages(&mut children);
+    children.resize(n, Children::new());
+    let mut roots = Vec::new();
+    for i in 0..n {
+        if !in_tree[i] {
+            continue;
+        }
+        if parent[i] == NONE {
+            roots.push(i as u32);
+        } else {
+            children[parent[i] as usize].push(i as u32);
+        }
+    }
+    for c in children.iter_mut() {
+        sort_by_timestamp(c, |k| ix.entries[k as usize].ts);
+    }
+
+    // Depth and DFS numbering, iteratively.
+    let mut depth = vec![0u32; n];
+    let mut pre = vec![NONE; n];
+    let mut post = vec![NONE; n];
+    let (mut pre_n, mut post_n) = (0u32, 0u32);
+    let mut stack: Vec<(u32, usize)> = Vec::new();
+    for &r in &roots {
+        stack.push((r, 0));
+        pre[r as usize] = pre_n;
+        pre_n += 1;
+        while let Some(top) = stack.last_mut() {
+            let (node, ci) = *top;
+            if let Some(&c) = children[node as usize].get(ci) {
+                top.1 += 1;
+                depth[c as usize] = depth[node as usize] + 1;
+                pre[c as usize] = pre_n;
+                pre_n += 1;
+                stack.push((c, 0));
+            } else {
+                post[node as usize] = post_n;
+                post_n += 1;
+                stack.pop();
+            }
+        }
+    }
+    Shape { children, roots, depth, pre, post }
 }
 
 const LEAF_FALLBACK: &str = "; the leaf stays at the line's parent";
@@ -493,5 +527,30 @@ fn break_cycles(
             color[x as usize] = BLACK;
         }
         color[start] = BLACK;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Session;
+
+    #[test]
+    fn every_id_a_line_refers_to_and_the_file_lacks_is_remembered() {
+        // One line of each kind that refers to another id, each id missing from the file: an
+        // append that brings one of them in must rebuild the tree, so each is remembered.
+        let ts = |s: u32| format!("2026-01-01T00:00:{s:02}.000Z");
+        let lines = [
+            format!(r#"{{"type":"session","version":3,"id":"s1","timestamp":"{}","cwd":"/x"}}"#, ts(0)),
+            format!(r#"{{"type":"message","id":"a","parentId":null,"timestamp":"{}","message":{{"role":"user","content":"hi","timestamp":1}}}}"#, ts(1)),
+            format!(r#"{{"type":"label","id":"lb","parentId":"a","timestamp":"{}","targetId":"t-label","label":"x"}}"#, ts(2)),
+            format!(r#"{{"type":"compaction","id":"c","parentId":"lb","timestamp":"{}","summary":"s","firstKeptEntryId":"t-kept","tokensBefore":1}}"#, ts(3)),
+            format!(r#"{{"type":"branch_summary","id":"bs","parentId":"c","timestamp":"{}","fromId":"t-from","summary":"s"}}"#, ts(4)),
+            format!(r#"{{"type":"message","id":"m","parentId":"t-parent","timestamp":"{}","message":{{"role":"user","content":"yo","timestamp":2}}}}"#, ts(5)),
+            format!(r#"{{"type":"leaf","id":"lf","parentId":"bs","timestamp":"{}","targetId":"t-leaf"}}"#, ts(6)),
+        ];
+        let s = Session::from_bytes("refs.jsonl", (lines.join("\n") + "\n").as_bytes());
+        let mut missing: Vec<&str> = s.tree.unresolved.iter().map(|id| id.as_str()).collect();
+        missing.sort_unstable();
+        assert_eq!(missing, ["t-from", "t-kept", "t-label", "t-leaf", "t-parent"]);
     }
 }
