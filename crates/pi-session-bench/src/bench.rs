@@ -354,6 +354,8 @@ fn run_pi(cli: &Cli, pi: &Pi, heap: Option<u32>, args: &[&OsStr]) -> std::io::Re
 /// The `pi-bench` command line.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    // A short process, as `pi-session`'s commands are (its in-process figures are theirs).
+    pi_session_format::pages::short_lived_heaps();
     // The internal modes: one JSON line on success.
     let internal = match (cli.cached_open.as_deref(), &cli.append_bench, &cli.list_in_process, &cli.open_in_process) {
         (Some([file, dir]), ..) => Some(cached_open(file, dir)),

@@ -254,6 +254,10 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
+    // Every command but `serve` reads, prints and exits.
+    if !matches!(cli.cmd, Cmd::Serve(_)) {
+        pi_session_format::pages::short_lived_heaps();
+    }
     match run(cli.cmd, cli.read_only) {
         Ok(code) => code,
         Err(e) => {
