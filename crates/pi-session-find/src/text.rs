@@ -400,9 +400,15 @@ impl Message<'_> {
                         t.push_str(b.name.0.as_deref().unwrap_or(""));
                         t.push(' ');
                         if let Some(raw) = b.arguments {
-                            // As the tree prints it (keys in their order, its own number format).
-                            let v: serde_json::Value = serde_json::from_str(raw.get()).ok()?;
-                            t.push_str(&v.to_string());
+                            // As the tree prints it (keys in their order, its own number format):
+                            // most arguments are already written that way (pi writes them with
+                            // `JSON.stringify`), and are taken as they are.
+                            if as_serde_writes(raw.get()) {
+                                t.push_str(raw.get());
+                            } else {
+                                let v: serde_json::Value = serde_json::from_str(raw.get()).ok()?;
+                                t.push_str(&v.to_string());
+                            }
                         }
                     }
                     Some("thinking") => {
@@ -446,6 +452,107 @@ impl<'de> Visitor<'de> for MessageVisitor {
         }
         Ok(m)
     }
+}
+
+/// Whether `json` (one JSON value, as the line's parser took it) reads back into a
+/// `serde_json::Value` and is written again byte for byte as it is: no whitespace between
+/// tokens, only the escapes serde_json writes (`\"`, `\\`, `\b \f \n \r \t`, and `\u00xx` in lower
+/// case for the other control characters), integers of at most 18 digits other than `-0`, no
+/// key twice in one object, at most 100 levels deep. Anything else (a fraction or an exponent,
+/// which serde_json formats its own way, among them) answers false: the value is then read and
+/// written again.
+fn as_serde_writes(json: &str) -> bool {
+    let b = json.as_bytes();
+    // The raw keys of each open object (the escapes being serde_json's, equal text is an
+    // equal key); `None` for an open array.
+    let mut open: Vec<Option<Vec<&[u8]>>> = Vec::new();
+    let mut i = 0;
+    // After a key's string: its colon must follow.
+    let mut key_next = false;
+    while i < b.len() {
+        match b[i] {
+            b'{' => {
+                open.push(Some(Vec::new()));
+                if open.len() > 100 {
+                    return false;
+                }
+                i += 1;
+                if b.get(i) == Some(&b'"') {
+                    key_next = true;
+                }
+            }
+            b'[' => {
+                open.push(None);
+                if open.len() > 100 {
+                    return false;
+                }
+                i += 1;
+            }
+            b'}' | b']' => {
+                open.pop();
+                i += 1;
+            }
+            b',' => {
+                i += 1;
+                key_next = matches!(open.last(), Some(Some(_)));
+            }
+            b':' => i += 1,
+            b'"' => {
+                let start = i;
+                i += 1;
+                loop {
+                    match b.get(i) {
+                        None => return false,
+                        Some(b'"') => break,
+                        Some(b'\\') => {
+                            match b.get(i + 1) {
+                                Some(b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
+                                Some(b'u') => {
+                                    // serde_json writes `\u00xx` (lower case) for the control
+                                    // characters without a short escape, and no other.
+                                    let hex = b.get(i + 2..i + 6);
+                                    let code = hex.and_then(|h| std::str::from_utf8(h).ok()).filter(|h| h.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'))).and_then(|h| u32::from_str_radix(h, 16).ok());
+                                    match code {
+                                        Some(c) if c < 0x20 && !matches!(c, 0x08 | 0x09 | 0x0a | 0x0c | 0x0d) => i += 6,
+                                        _ => return false,
+                                    }
+                                }
+                                _ => return false,
+                            }
+                        }
+                        Some(_) => i += 1,
+                    }
+                }
+                i += 1;
+                if key_next {
+                    key_next = false;
+                    let key = &b[start..i];
+                    match open.last_mut() {
+                        Some(Some(keys)) if !keys.contains(&key) => keys.push(key),
+                        _ => return false,
+                    }
+                }
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                i += 1;
+                while i < b.len() && b[i].is_ascii_digit() {
+                    i += 1;
+                }
+                // A fraction or an exponent follows as `.`, `e` or `E`, which start no token:
+                // the loop answers false there.
+                let digits = &b[start..i];
+                if digits == b"-0" || digits.len() > 18 {
+                    return false;
+                }
+            }
+            b't' if b[i..].starts_with(b"true") => i += 4,
+            b'f' if b[i..].starts_with(b"false") => i += 5,
+            b'n' if b[i..].starts_with(b"null") => i += 4,
+            _ => return false,
+        }
+    }
+    open.is_empty()
 }
 
 #[cfg(test)]
@@ -510,6 +617,58 @@ mod tests {
             }
         }
         assert!(n > 400, "{n}");
+    }
+
+    #[test]
+    fn arguments_taken_as_written_are_what_serde_json_writes_back() {
+        let written_back = |s: &str| serde_json::from_str::<serde_json::Value>(s).ok().map(|v| v.to_string());
+        // Written as serde_json writes them: taken as they are.
+        let canonical = [
+            r#"{"command":"ls -la\n","n":1,"x":[1,-2,true,null,false],"k":{"z":1,"a":2},"e":{},"l":[]}"#,
+            r#"{"path":"src/main.rs","text":"tab\there \"quoted\" back\\slash \u001b[0m \u0000 é 日本 🎉 /"}"#,
+            r#""a string""#,
+            "123456789012345678",
+            "-7",
+            "0",
+            "[[[]],{}]",
+            r#"{"a":{"a":{"a":1}},"b":[{"a":1},{"a":2}]}"#,
+        ];
+        for s in canonical {
+            assert!(as_serde_writes(s), "{s}");
+            assert_eq!(written_back(s).as_deref(), Some(s), "{s}");
+        }
+        // Written otherwise (each would come back changed, or not at all): read and written again.
+        let other = [
+            r#"{"a":1, "b":2}"#,
+            r#"{"a" :1}"#,
+            "[1,\n2]",
+            r#"{"a":1,"a":2}"#,
+            r#"{"k":{"a":1,"b":{"x":0},"a":3}}"#,
+            r#"{"x":1e3}"#,
+            r#"{"x":2.50}"#,
+            r#"{"x":-0}"#,
+            r#"{"x":1234567890123456789012}"#,
+            r#"{"s":"\/"}"#,
+            r#"{"s":"\u00e9"}"#,
+            r#"{"s":"\u000A"}"#,
+            r#"{"s":"\u001B"}"#,
+            r#"{"x":1E3}"#,
+            r#"{"s":"\u000a"}"#,
+            r#"{"s":"\ud83d\ude00"}"#,
+            r#"{"s":"\ud800"}"#,
+            r#"{"x":1e400}"#,
+        ];
+        for s in other {
+            assert!(!as_serde_writes(s), "{s}");
+            assert_ne!(written_back(s).as_deref(), Some(s), "{s}");
+        }
+        // A fraction is always read and written again, though this one would come back the same.
+        assert!(!as_serde_writes(r#"{"x":1.5}"#));
+        let deep = format!("{}1{}", "[".repeat(101), "]".repeat(101));
+        assert!(!as_serde_writes(&deep));
+        let shallow = format!("{}1{}", "[".repeat(100), "]".repeat(100));
+        assert!(as_serde_writes(&shallow));
+        assert_eq!(written_back(&shallow).as_deref(), Some(shallow.as_str()));
     }
 
     #[test]
