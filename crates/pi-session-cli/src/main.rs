@@ -317,6 +317,18 @@ fn print_json<T: Serialize>(v: &T) -> Result<(), Error> {
     use std::io::Write;
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let done = serde_json::to_writer(&mut out, v).map_err(std::io::Error::from).and_then(|_| writeln!(out)).and_then(|_| out.flush());
+    stdout_done(done)
+}
+
+/// JSON made beforehand (`serde_json::to_vec`), printed as [`print_json`] prints.
+fn print_json_bytes(json: serde_json::Result<Vec<u8>>) -> Result<(), Error> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let done = json.map_err(std::io::Error::from).and_then(|j| out.write_all(&j)).and_then(|_| writeln!(out)).and_then(|_| out.flush());
+    stdout_done(done)
+}
+
+fn stdout_done(done: std::io::Result<()>) -> Result<(), Error> {
     match done {
         // The reader went away (`| head`): stop quietly, as other command-line tools do.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
@@ -478,7 +490,6 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
             let root = root.first();
             let (l, mut cache) = list_with_cache(&root);
             let lineage = fork_graph_cached(&root, &l.sessions, &mut cache);
-            cache.save_if_changed();
             if json {
                 #[derive(Serialize)]
                 struct Out<'a> {
@@ -488,8 +499,13 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
                     other: &'a [pi_session::listing::PathFinding],
                 }
                 let sessions = l.sessions.iter().zip(&lineage.links).map(|(s, f)| Listed { session: s, lineage: f.list_fields() }).collect();
-                print_json(&Out { root: l.root.clone(), sessions, other: &l.other })?;
+                // The cache is written while the answer is made (each a JSON text of megabytes
+                // for a big root), and printed once the cache is in place: a reader that goes
+                // away (`| head`) ends the process, which must not be halfway through it.
+                let (_, out) = rayon::join(|| cache.save_if_changed(), || serde_json::to_vec(&Out { root: l.root.clone(), sessions, other: &l.other }));
+                print_json_bytes(out)?;
             } else {
+                cache.save_if_changed();
                 println!("{} sessions under {}", l.sessions.len(), root.display());
                 for s in &l.sessions {
                     println!("{}", summary_line(s));
@@ -498,6 +514,8 @@ fn run(cmd: Cmd, read_only: bool) -> Result<ExitCode, Error> {
                     println!("  ! {}: {}", o.path.display(), o.diagnostic.message);
                 }
             }
+            // No walk to free what the process is about to give back (10,000 summaries).
+            std::mem::forget((l, lineage, cache));
         }
         Cmd::Tree { file, within, json, graph } => {
             within.check(&file)?;

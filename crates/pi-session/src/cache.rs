@@ -73,7 +73,11 @@ impl ListCache {
         }
     }
 
-    /// Writes the cache ([`crate::atomic::replace`]). Failures are ignored: it is only a cache.
+    /// Writes the cache whole under a temporary name, then renames it over the old one, not
+    /// synced ([`crate::atomic::replace_unsynced_with`], as the skeleton snapshots are): a
+    /// crash can leave the old cache, the new one, or one cut short, which does not parse and
+    /// is read as an empty cache; each entry is checked against its file's stamp when used.
+    /// Failures are ignored: it is only a cache.
     pub fn save(&self) {
         let Some(file) = Self::file_for(&self.root) else { return };
         let Some(dir) = file.parent() else { return };
@@ -81,7 +85,7 @@ impl ListCache {
             return;
         }
         let Ok(bytes) = serde_json::to_vec(self) else { return };
-        let _ = crate::atomic::replace(&file, &bytes);
+        let _ = crate::atomic::replace_unsynced_with(&file, |f| std::io::Write::write_all(f, &bytes));
     }
 
     /// Writes the cache when something in it changed (a warm listing writes nothing).
