@@ -467,7 +467,7 @@ fn as_serde_writes(json: &str) -> bool {
     // equal key); `None` for an open array.
     let mut open: Vec<Option<Vec<&[u8]>>> = Vec::new();
     let mut i = 0;
-    // After a key's string: its colon must follow.
+    // The next string is an object's key (after `{` or an object's `,`).
     let mut key_next = false;
     while i < b.len() {
         match b[i] {
