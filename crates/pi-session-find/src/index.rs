@@ -27,13 +27,16 @@ use serde::Serialize;
 
 mod build;
 mod lookup;
+mod plan;
 mod postings;
 mod segment;
 mod sql;
+mod stamps;
 mod verify;
 
 pub use crate::hits::{IndexHit, SessionHits};
-use build::{batches, delete_file, merge_segments, read_ahead, same_tail, write_file, FileRows, Plan, ReadBatch, FLUSH_BYTES};
+use build::{batches, delete_file, merge_segments, read_ahead, write_file, FileRows, ReadBatch, FLUSH_BYTES};
+use plan::{scan_and_plan, Work};
 use postings::Postings;
 use sql::connect;
 
@@ -145,66 +148,6 @@ pub fn default_db_path(root: &Path) -> Result<PathBuf, Error> {
     Ok(list.with_file_name(name))
 }
 
-/// (id, size, mtime, inode, indexed bytes, indexed lines, tail hash) of each indexed file, by
-/// path as listed.
-type Known = rustc_hash::FxHashMap<String, (i64, u64, i64, u64, u64, u64, i64)>;
-
-fn known_files(c: &Connection) -> rusqlite::Result<Known> {
-    let mut st = c.prepare_cached("SELECT path, id, size, mtime_ns, ino, indexed_bytes, indexed_lines, tail_hash FROM files")?;
-    let rows = st.query_map([], |r| Ok((r.get::<_, String>(0)?, (r.get(1)?, r.get::<_, i64>(2)? as u64, r.get(3)?, r.get::<_, i64>(4)? as u64, r.get::<_, i64>(5)? as u64, r.get::<_, i64>(6)? as u64, r.get(7)?))))?;
-    // Gathered first, then hashed into a table of the right size (not grown step by step).
-    let rows: Vec<_> = rows.collect::<rusqlite::Result<_>>()?;
-    let mut known = Known::with_capacity_and_hasher(rows.len(), Default::default());
-    known.extend(rows);
-    Ok(known)
-}
-
-/// The files under the root and the index's rows of them, read side by side: the folders on
-/// the pool's threads, the rows on this one (a query's freshness check on 10,000 files did
-/// one after the other).
-fn scan_and_known(root: &Path, c: &Connection) -> (Vec<pi_session::scan::Found>, rusqlite::Result<Known>) {
-    std::thread::scope(|s| {
-        let scan = s.spawn(|| pi_session::scan::scan(root).files);
-        let known = known_files(c);
-        (scan.join().unwrap_or_default(), known)
-    })
-}
-
-/// What an update has to do: each file's work (path, plan, bytes to read) and the ids of the
-/// indexed files that are gone; the unchanged files are counted in `stats`.
-struct Work {
-    files: Vec<(PathBuf, Plan, u64)>,
-    gone: Vec<i64>,
-}
-
-fn plan(found: &[pi_session::scan::Found], known: &Known, stats: &mut UpdateStats) -> Work {
-    let mut files = Vec::new();
-    let mut matched = 0;
-    for f in found {
-        match known.get(pi_session::pathstr::encoded(&f.path).as_ref()) {
-            None => files.push((f.path.clone(), Plan::Full, f.stamp.len)),
-            Some(&(id, size, mtime, ino, ib, il, th)) => {
-                matched += 1;
-                if size == f.stamp.len && mtime == f.stamp.mtime_ns && ino == f.stamp.ino {
-                    stats.unchanged += 1;
-                } else if ino == f.stamp.ino && f.stamp.len >= ib && same_tail(&f.path, ib, th) {
-                    files.push((f.path.clone(), Plan::Append { file_id: id, from: ib, lines: il }, f.stamp.len - ib));
-                } else {
-                    files.push((f.path.clone(), Plan::Full, f.stamp.len));
-                }
-            }
-        }
-    }
-    // Every row found again (the common case): none is gone, without a set of the paths.
-    let gone = if matched == known.len() {
-        Vec::new()
-    } else {
-        let present: HashSet<_> = found.iter().map(|f| pi_session::pathstr::encoded(&f.path)).collect();
-        known.iter().filter(|(p, _)| !present.contains(p.as_str())).map(|(_, v)| v.0).collect()
-    };
-    Work { files, gone }
-}
-
 /// An uncommitted write, rolled back when dropped before `commit`.
 struct Tx<'c> {
     c: &'c Connection,
@@ -241,7 +184,7 @@ impl Drop for Tx<'_> {
 /// What writes the batches of an update: the connection (taken out of its lock while the
 /// next batch is read), the posting lists held in memory, the transaction open since the
 /// last segment.
-struct Writer<'k> {
+struct Writer<'w> {
     conn: Connection,
     postings: Postings,
     dir: PathBuf,
@@ -249,7 +192,8 @@ struct Writer<'k> {
     dead: i64,
     written: u64,
     stats: UpdateStats,
-    known: &'k Known,
+    /// The files read whole that were indexed before.
+    replaced: &'w HashSet<PathBuf>,
 }
 
 impl Writer<'_> {
@@ -267,7 +211,7 @@ impl Writer<'_> {
             self.stats.entries_added += fr.rows.len();
             match fr.append_to {
                 Some(_) => self.stats.appended += 1,
-                None if self.known.contains_key(pi_session::pathstr::encoded(&fr.path).as_ref()) => self.stats.reindexed += 1,
+                None if self.replaced.contains(&fr.path) => self.stats.reindexed += 1,
                 None => self.stats.added += 1,
             }
             let (b, d) = write_file(&self.conn, fr)?;
@@ -468,10 +412,8 @@ impl SearchIndex {
     fn update_inner(&self, progress: &dyn Fn(SearchIndexProgress)) -> Result<UpdateStats, Error> {
         let at = |source| Error::Db { path: self.db.clone(), source };
         let c = self.conn.lock().unwrap();
-        let (found, known) = scan_and_known(&self.root, &c);
-        let known = known.map_err(at)?;
-        let mut stats = UpdateStats { files: found.len(), ..Default::default() };
-        let Work { files: work, gone } = plan(&found, &known, &mut stats);
+        let mut stats = UpdateStats::default();
+        let Work { files: work, gone, replaced } = scan_and_plan(&self.root, &c, &mut stats).map_err(at)?;
         if !gone.is_empty() {
             let tx = Tx::begin(&c).map_err(at)?;
             let mut dead = 0;
@@ -491,6 +433,8 @@ impl SearchIndex {
         if work.is_empty() && stats.removed == 0 {
             // Nothing to read or write (a search's look at the files, most of the time). Files
             // removed go on below: their dead blocks may call for a merge, the log for a fold.
+            // (An index made before the blob of stamps gets it here, once.)
+            stamps::write_if_missing_now(&c).map_err(at)?;
             let p = SearchIndexProgress { estimated_bytes: self.size_on_disk(), ..SearchIndexProgress::default() };
             *self.progress.lock().unwrap() = p;
             progress(p);
@@ -507,7 +451,7 @@ impl SearchIndex {
         // The writer takes the connection while the threads read the next batch: each batch is
         // read while the one before is written.
         let mut c = c;
-        let mut w = Writer { conn: std::mem::replace(&mut *c, Connection::open_in_memory().at(&self.db)?), postings: Postings::new(), dir: dir.clone(), open: false, dead: 0, written: 0, stats, known: &known };
+        let mut w = Writer { conn: std::mem::replace(&mut *c, Connection::open_in_memory().at(&self.db)?), postings: Postings::new(), dir: dir.clone(), open: false, dead: 0, written: 0, stats, replaced: &replaced };
         // Batches read and waiting for the writer (the threads read ahead while it writes).
         let mut ready: std::collections::VecDeque<ReadBatch> = Default::default();
         let mut next = 0;
@@ -570,6 +514,9 @@ impl SearchIndex {
         r.map_err(at)?;
         stats = w.stats;
         self.publish(left(p.done));
+        // `files` changed: its triggers dropped the blob of stamps, made again from the rows
+        // (before the log is folded back).
+        stamps::write_if_missing(&c).map_err(at)?;
         if stats.added + stats.appended + stats.reindexed + stats.removed > 0 {
             merge_segments(&c, &dir, Some(first_seg)).map_err(at)?;
             // Fold the write-ahead log back into the database file.
@@ -608,10 +555,8 @@ impl SearchIndex {
                 return Ok(p.files.clone());
             }
         }
-        let (found, known) = scan_and_known(&self.root, c);
-        let known = known.at(&self.db)?;
         let mut stats = UpdateStats::default();
-        Ok(plan(&found, &known, &mut stats).files.into_iter().map(|w| (encode(&w.0), w.0)).collect())
+        Ok(scan_and_plan(&self.root, c, &mut stats).at(&self.db)?.files.into_iter().map(|w| (encode(&w.0), w.0)).collect())
     }
 
     /// Runs a query; at most `limit` hits (1..=10,000), the most recently indexed lines first,

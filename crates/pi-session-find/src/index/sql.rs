@@ -9,7 +9,9 @@
 //! * `segments`: the posting files (`segment.rs`: per key — an n-gram, a word pair, a tool, see
 //!   [`crate::grams`] — the ids of the blocks holding it) and the blocks each covers; segment
 //!   ids follow block order;
-//! * `labels`: the labels in effect.
+//! * `labels`: the labels in effect;
+//! * `stamps`: a copy of every file's stamp in one blob, for a search's look at the files
+//!   (`stamps.rs`).
 //!
 //! No text is stored: a candidate is checked, and a hit's snippet cut, from the session file
 //! itself at the offset its entry row keeps.
@@ -18,7 +20,13 @@ use rusqlite::{Connection, OptionalExtension};
 
 use crate::query::Query;
 
-pub(super) const SCHEMA_VERSION: i64 = 9;
+pub(super) const SCHEMA_VERSION: i64 = 10;
+
+/// How long a statement waits for another connection's lock.
+pub(super) const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The schema before `stamps`: the same tables, so an index of it gets the table and is kept.
+const WITHOUT_STAMPS: &str = "9";
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -43,23 +51,32 @@ pub(super) fn connect(db: &std::path::Path) -> rusqlite::Result<Connection> {
     let conn = Connection::open(db)?;
     // The log file is cut back to 64 MB after each checkpoint (SQLite leaves it at its
     // largest size otherwise).
-    conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000; PRAGMA journal_size_limit=67108864;")?;
+    conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA journal_size_limit=67108864;")?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
     let has_meta: bool = conn.query_row("SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'meta'", [], |r| r.get(0))?;
     let version: Option<String> = if has_meta { conn.query_row("SELECT value FROM meta WHERE key='schema'", [], |r| r.get(0)).optional()? } else { None };
     if version.as_deref() == Some(&SCHEMA_VERSION.to_string()) {
         // Nothing written: a process that only reads leaves the files as they were.
         return Ok(conn);
     }
+    if version.as_deref() == Some(WITHOUT_STAMPS) {
+        let added = conn.execute_batch(&format!("BEGIN IMMEDIATE; {} UPDATE meta SET value = '{SCHEMA_VERSION}' WHERE key = 'schema'; COMMIT;", super::stamps::SCHEMA));
+        if added.is_err() && !conn.is_autocommit() {
+            let _ = conn.execute_batch("ROLLBACK");
+        }
+        return added.map(|()| conn);
+    }
     // Another version (2 kept an FTS5 table): dropped, the index is a cache.
     conn.execute_batch(
         "DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS entries; DROP TABLE IF EXISTS labels; DROP TABLE IF EXISTS fts_vocab; DROP TABLE IF EXISTS fts;
-         DROP TABLE IF EXISTS blocks; DROP TABLE IF EXISTS postings; DROP TABLE IF EXISTS segments; DROP TABLE IF EXISTS meta;",
+         DROP TABLE IF EXISTS blocks; DROP TABLE IF EXISTS postings; DROP TABLE IF EXISTS segments; DROP TABLE IF EXISTS stamps; DROP TABLE IF EXISTS meta;",
     )?;
     if has_meta {
         // Give the old tables' pages back to the file system.
         conn.execute_batch("VACUUM")?;
     }
     conn.execute_batch(SCHEMA)?;
+    conn.execute_batch(super::stamps::SCHEMA)?;
     conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('schema', ?1)", [SCHEMA_VERSION.to_string()])?;
     Ok(conn)
 }
@@ -162,4 +179,31 @@ pub(super) fn filter_only_sql(q: &Query, limit: usize, only_file: Option<i64>, s
         format!("SELECT {HIT_COLUMNS} FROM entries e JOIN files f ON f.id = e.file_id WHERE {cond} ORDER BY e.id DESC LIMIT {limit}")
     };
     (sql, args)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::stamps;
+
+    #[test]
+    fn an_index_of_the_schema_before_gets_the_table_and_keeps_its_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("search.sqlite");
+        {
+            let c = connect(&db).unwrap();
+            c.execute("INSERT INTO files(path, size, mtime_ns, ino) VALUES('/a', 1, 2, 3)", []).unwrap();
+            // As schema 9 left it: no table, no triggers.
+            c.execute_batch("DROP TABLE stamps; UPDATE meta SET value = '9' WHERE key = 'schema';").unwrap();
+        }
+        let c = connect(&db).unwrap();
+        let version: String = c.query_row("SELECT value FROM meta WHERE key = 'schema'", [], |r| r.get(0)).unwrap();
+        assert_eq!(version, SCHEMA_VERSION.to_string());
+        assert_eq!(c.query_row("SELECT count(*) FROM files", [], |r| r.get::<_, i64>(0)).unwrap(), 1);
+        stamps::write_if_missing(&c).unwrap();
+        assert_eq!(stamps::read(&c).unwrap().map(|s| s.len()), Some(1));
+        // The triggers came with the table.
+        c.execute("UPDATE files SET size = 7", []).unwrap();
+        assert!(!c.query_row("SELECT EXISTS(SELECT 1 FROM stamps)", [], |r| r.get::<_, bool>(0)).unwrap());
+    }
 }
