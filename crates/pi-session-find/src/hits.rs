@@ -47,7 +47,7 @@ pub(crate) struct Described {
 /// `line` as text: borrowed when it is valid UTF-8 (checked with SIMD: the lossy decoder, and
 /// the standard library's check too, each took a few percent of an index build), else with
 /// U+FFFD for each invalid sequence.
-fn as_text(line: &[u8]) -> std::borrow::Cow<'_, str> {
+pub(crate) fn as_text(line: &[u8]) -> std::borrow::Cow<'_, str> {
     match simdutf8::basic::from_utf8(line) {
         Ok(s) => std::borrow::Cow::Borrowed(s),
         Err(_) => String::from_utf8_lossy(line),

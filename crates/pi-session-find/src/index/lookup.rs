@@ -76,7 +76,7 @@ impl Files {
             return Ok(self.open.last().and_then(|(_, f)| f.as_ref()));
         }
         if !self.paths.contains_key(&id) {
-            let path: Option<String> = c.query_row("SELECT path FROM files WHERE id = ?1", [id], |r| r.get(0)).optional().map_err(|source| Error::Db { path: db.to_path_buf(), source })?;
+            let path: Option<String> = c.prepare_cached("SELECT path FROM files WHERE id = ?1").and_then(|mut st| st.query_row([id], |r| r.get(0)).optional()).map_err(|source| Error::Db { path: db.to_path_buf(), source })?;
             self.paths.insert(id, path.map(|p| pi_session::pathstr::decode(&p)));
         }
         // A file gone since it was indexed has no hits (the next update drops it).
@@ -134,7 +134,7 @@ impl<'a> Terms<'a> {
                 return None;
             }
         }
-        let t = text::searchable(&pi_session_format::entry::Kind::parse(kind), &String::from_utf8_lossy(raw));
+        let t = text::searchable(&pi_session_format::entry::Kind::parse(kind), &crate::hits::as_text(raw));
         let low = text::lowercase(&t);
         if !self.all.iter().all(|term| low.contains(term.as_str())) {
             return None;
@@ -255,7 +255,7 @@ pub(super) fn find(c: &Connection, db: &std::path::Path, q: &Query, limit: usize
                 Some(f) => read_at(f, r.off, r.len as usize, &mut buf),
                 None => continue,
             };
-            let text = text::searchable(&pi_session_format::entry::Kind::parse(&r.kind), &String::from_utf8_lossy(raw));
+            let text = text::searchable(&pi_session_format::entry::Kind::parse(&r.kind), &crate::hits::as_text(raw));
             hits.push(Hit { file_id: r.file_id, id: r.id, line: r.line, role: r.role, ts: r.ts, text, lower: None });
         }
         return Ok(hits);
@@ -375,7 +375,7 @@ pub(super) struct FileInfo {
 }
 
 pub(super) fn file_info(c: &Connection, id: i64) -> rusqlite::Result<Option<FileInfo>> {
-    c.query_row("SELECT path, session_id, title, cwd FROM files WHERE id = ?1", [id], |r| Ok(FileInfo { path: r.get(0)?, session_id: r.get(1)?, title: r.get(2)?, cwd: r.get(3)? })).optional()
+    c.prepare_cached("SELECT path, session_id, title, cwd FROM files WHERE id = ?1")?.query_row([id], |r| Ok(FileInfo { path: r.get(0)?, session_id: r.get(1)?, title: r.get(2)?, cwd: r.get(3)? })).optional()
 }
 
 /// The file ids of `paths` (as listed), those the index has.

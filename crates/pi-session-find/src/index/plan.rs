@@ -32,7 +32,8 @@ pub(super) fn scan_and_plan(root: &Path, c: &Connection, stats: &mut UpdateStats
     std::thread::scope(|s| {
         let scan = s.spawn(|| pi_session::scan::scan(root).files);
         let known = match stamps::read(c) {
-            Ok(Some(st)) => Ok(Err(st)),
+            // Its place by hash, made while the folders are read.
+            Ok(Some(st)) => Ok(Err((st.places(), st))),
             Ok(None) => known_files(c).map(Ok),
             Err(e) => Err(e),
         };
@@ -40,7 +41,7 @@ pub(super) fn scan_and_plan(root: &Path, c: &Connection, stats: &mut UpdateStats
         stats.files = found.len();
         match known? {
             Ok(known) => Ok(plan(&found, &known, stats)),
-            Err(st) => plan_by_stamps(&found, &st, c, stats),
+            Err((places, st)) => plan_by_stamps(&found, &st, &places, c, stats),
         }
     })
 }
@@ -91,24 +92,33 @@ fn plan(found: &[pi_session::scan::Found], known: &Known, stats: &mut UpdateStat
     work
 }
 
-/// [`plan`] from the blob of stamps: a file whose stamp is the blob's is unchanged; any other
-/// has its row read by its path (the blob keeps no more than the stamp). The rows the blob
-/// lists that no file matched are gone.
-fn plan_by_stamps(found: &[pi_session::scan::Found], st: &stamps::Stamps, c: &Connection, stats: &mut UpdateStats) -> rusqlite::Result<Work> {
+/// [`plan`] from the blob of stamps (`places`: each stamp's place by its path's hash): a file
+/// whose stamp is the blob's is unchanged; any other has its row read by its path (the blob
+/// keeps no more than the stamp). The rows the blob lists that no file matched are gone. The
+/// stamps are compared on the pool's threads.
+fn plan_by_stamps(found: &[pi_session::scan::Found], st: &stamps::Stamps, places: &stamps::Places, c: &Connection, stats: &mut UpdateStats) -> rusqlite::Result<Work> {
+    use rayon::prelude::*;
+    let same: Vec<Option<usize>> = found
+        .par_iter()
+        .with_min_len(256)
+        .map(|f| {
+            let i = *places.get(&stamps::path_hash(&pi_session::pathstr::encoded(&f.path)))?;
+            let s = &st.all()[i];
+            (s.len == f.stamp.len && s.mtime_ns == f.stamp.mtime_ns && s.ino == f.stamp.ino).then_some(i)
+        })
+        .collect();
     let mut work = Work { files: Vec::new(), gone: Vec::new(), replaced: HashSet::new() };
     let mut matched = vec![false; st.len()];
+    let mut row_of = c.prepare_cached("SELECT id, size, mtime_ns, ino, indexed_bytes, indexed_lines, tail_hash FROM files WHERE path = ?1")?;
     // The blob's place of each row id, made when a file is not unchanged.
     let mut by_id = None;
-    let mut row_of = c.prepare_cached("SELECT id, size, mtime_ns, ino, indexed_bytes, indexed_lines, tail_hash FROM files WHERE path = ?1")?;
-    for f in found {
-        let path = pi_session::pathstr::encoded(&f.path);
-        if let Some((i, s)) = st.get(stamps::path_hash(&path)) {
-            if s.len == f.stamp.len && s.mtime_ns == f.stamp.mtime_ns && s.ino == f.stamp.ino {
-                matched[i] = true;
-                stats.unchanged += 1;
-                continue;
-            }
+    for (f, same) in found.iter().zip(same) {
+        if let Some(i) = same {
+            matched[i] = true;
+            stats.unchanged += 1;
+            continue;
         }
+        let path = pi_session::pathstr::encoded(&f.path);
         let row: Option<KnownRow> = row_of
             .query_row([&*path], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64, r.get(2)?, r.get::<_, i64>(3)? as u64, r.get::<_, i64>(4)? as u64, r.get::<_, i64>(5)? as u64, r.get(6)?)))
             .optional()?;
@@ -203,7 +213,7 @@ mod tests {
         let rows = plan(&found, &known_files(&c).unwrap(), &mut by_rows);
         stamps::write_if_missing(&c).unwrap();
         let st = stamps::read(&c).unwrap().expect("a blob");
-        let blob = plan_by_stamps(&found, &st, &c, &mut by_blob).unwrap();
+        let blob = plan_by_stamps(&found, &st, &st.places(), &c, &mut by_blob).unwrap();
         let (files, gone, replaced, unchanged) = outline(&rows, &by_rows);
         assert_eq!((files.len(), gone.len(), replaced.len(), unchanged), (4 + 4 + 1 + 4, 6, 4, 21), "{files:#?}");
         // The touched file too: its indexed tail is the same (an append of nothing).

@@ -59,11 +59,14 @@ pub(super) fn path_hash(path: &str) -> u64 {
     h ^ (h >> 31)
 }
 
+/// Each stamp's place in [`Stamps::all`], by its path's hash.
+pub(super) type Places = rustc_hash::FxHashMap<u64, usize>;
+
 impl Stamps {
-    /// The stamp of the file whose path hashes to `hash`.
-    pub(super) fn get(&self, hash: u64) -> Option<(usize, &Stamp)> {
-        let i = self.0.binary_search_by_key(&hash, |s| s.hash).ok()?;
-        Some((i, &self.0[i]))
+    pub(super) fn places(&self) -> Places {
+        let mut m = Places::with_capacity_and_hasher(self.0.len(), Default::default());
+        m.extend(self.0.iter().enumerate().map(|(i, s)| (s.hash, i)));
+        m
     }
 
     pub(super) fn len(&self) -> usize {
@@ -169,10 +172,11 @@ mod tests {
         write_if_missing(&c).unwrap();
         let s = read(&c).unwrap().expect("written");
         assert_eq!(s.len(), 50);
-        assert_eq!(Some(s), Stamps::of_files(&c).unwrap());
-        let (_, st) = read(&c).unwrap().unwrap().get(path_hash("/r/--p--/s7.jsonl")).map(|(i, s)| (i, *s)).unwrap();
+        assert_eq!(Some(&s), Stamps::of_files(&c).unwrap().as_ref());
+        let places = s.places();
+        let st = s.all()[places[&path_hash("/r/--p--/s7.jsonl")]];
         assert_eq!((st.len, st.mtime_ns, st.ino), (70, -7, 1007));
-        assert!(read(&c).unwrap().unwrap().get(path_hash("/r/--p--/s50.jsonl")).is_none());
+        assert!(!places.contains_key(&path_hash("/r/--p--/s50.jsonl")));
 
         // A title is not a stamp: the blob stays.
         c.execute("UPDATE files SET title = 't' WHERE id = 3", []).unwrap();
