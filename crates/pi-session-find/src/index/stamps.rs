@@ -109,8 +109,17 @@ impl Stamps {
     }
 }
 
+/// Whether the database has the table (an index of schema 9 that could not be given it yet
+/// has not).
+fn has_table(c: &Connection) -> rusqlite::Result<bool> {
+    c.prepare_cached("SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'stamps')")?.query_row([], |r| r.get(0))
+}
+
 /// The stamps as the blob has them, or `None` when there is no usable blob.
 pub(super) fn read(c: &Connection) -> rusqlite::Result<Option<Stamps>> {
+    if !has_table(c)? {
+        return Ok(None);
+    }
     let data: Option<Vec<u8>> = c.query_row("SELECT data FROM stamps WHERE id = 1", [], |r| r.get(0)).optional()?;
     Ok(data.as_deref().and_then(Stamps::decode))
 }
@@ -118,6 +127,9 @@ pub(super) fn read(c: &Connection) -> rusqlite::Result<Option<Stamps>> {
 /// Writes the blob from `files` when it is missing (after an update changed `files`, or in
 /// an index made before the blob existed). Its own transaction.
 pub(super) fn write_if_missing(c: &Connection) -> rusqlite::Result<()> {
+    if !has_table(c)? {
+        return Ok(());
+    }
     let missing: bool = c.query_row("SELECT NOT EXISTS(SELECT 1 FROM stamps)", [], |r| r.get(0))?;
     if !missing {
         return Ok(());
