@@ -12,7 +12,14 @@ use super::UpdateStats;
 
 /// (id, size, mtime, inode, indexed bytes, indexed lines, tail hash) of each indexed file, by
 /// path as listed.
-type Known = rustc_hash::FxHashMap<String, (i64, u64, i64, u64, u64, u64, i64)>;
+type Known = rustc_hash::FxHashMap<String, KnownRow>;
+
+/// What the files are compared with: the blob of stamps (with each stamp's place by hash), or
+/// when there is none every row.
+enum Index {
+    Stamps(stamps::Stamps, stamps::Places),
+    Rows(Known),
+}
 
 fn known_files(c: &Connection) -> rusqlite::Result<Known> {
     let mut st = c.prepare_cached("SELECT path, id, size, mtime_ns, ino, indexed_bytes, indexed_lines, tail_hash FROM files")?;
@@ -31,17 +38,20 @@ fn known_files(c: &Connection) -> rusqlite::Result<Known> {
 pub(super) fn scan_and_plan(root: &Path, c: &Connection, stats: &mut UpdateStats) -> rusqlite::Result<Work> {
     std::thread::scope(|s| {
         let scan = s.spawn(|| pi_session::scan::scan(root).files);
-        let known = match stamps::read(c) {
-            // Its place by hash, made while the folders are read.
-            Ok(Some(st)) => Ok(Err((st.places(), st))),
-            Ok(None) => known_files(c).map(Ok),
+        // The places by hash are made while the folders are read.
+        let index = match stamps::read(c) {
+            Ok(Some(st)) => {
+                let places = st.places();
+                Ok(Index::Stamps(st, places))
+            }
+            Ok(None) => known_files(c).map(Index::Rows),
             Err(e) => Err(e),
         };
         let found = scan.join().unwrap_or_default();
         stats.files = found.len();
-        match known? {
-            Ok(known) => Ok(plan(&found, &known, stats)),
-            Err((places, st)) => plan_by_stamps(&found, &st, &places, c, stats),
+        match index? {
+            Index::Rows(known) => Ok(plan(&found, &known, stats)),
+            Index::Stamps(st, places) => plan_by_stamps(&found, &st, &places, c, stats),
         }
     })
 }

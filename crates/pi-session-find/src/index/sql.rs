@@ -23,7 +23,7 @@ use crate::query::Query;
 pub(super) const SCHEMA_VERSION: i64 = 10;
 
 /// How long a statement waits for another connection's lock.
-pub(super) const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The schema before `stamps`: the same tables, so an index of it gets the table and is kept.
 const WITHOUT_STAMPS: &str = "9";
@@ -187,19 +187,25 @@ mod tests {
     use super::*;
     use crate::index::stamps;
 
+    /// An index with one file's row, as schema 9 left it: no `stamps` table, no triggers.
+    fn schema_9_index(dir: &std::path::Path) -> std::path::PathBuf {
+        let db = dir.join("search.sqlite");
+        let c = connect(&db).unwrap();
+        c.execute("INSERT INTO files(path, size, mtime_ns, ino) VALUES('/a', 1, 2, 3)", []).unwrap();
+        c.execute_batch("DROP TABLE stamps; UPDATE meta SET value = '9' WHERE key = 'schema';").unwrap();
+        db
+    }
+
+    fn version(c: &Connection) -> String {
+        c.query_row("SELECT value FROM meta WHERE key = 'schema'", [], |r| r.get(0)).unwrap()
+    }
+
     #[test]
     fn an_index_of_the_schema_before_gets_the_table_and_keeps_its_rows() {
         let dir = tempfile::tempdir().unwrap();
-        let db = dir.path().join("search.sqlite");
-        {
-            let c = connect(&db).unwrap();
-            c.execute("INSERT INTO files(path, size, mtime_ns, ino) VALUES('/a', 1, 2, 3)", []).unwrap();
-            // As schema 9 left it: no table, no triggers.
-            c.execute_batch("DROP TABLE stamps; UPDATE meta SET value = '9' WHERE key = 'schema';").unwrap();
-        }
+        let db = schema_9_index(dir.path());
         let c = connect(&db).unwrap();
-        let version: String = c.query_row("SELECT value FROM meta WHERE key = 'schema'", [], |r| r.get(0)).unwrap();
-        assert_eq!(version, SCHEMA_VERSION.to_string());
+        assert_eq!(version(&c), SCHEMA_VERSION.to_string());
         assert_eq!(c.query_row("SELECT count(*) FROM files", [], |r| r.get::<_, i64>(0)).unwrap(), 1);
         stamps::write_if_missing(&c).unwrap();
         assert_eq!(stamps::read(&c).unwrap().map(|s| s.len()), Some(1));
@@ -213,16 +219,10 @@ mod tests {
     #[test]
     fn an_index_of_the_schema_before_that_cannot_be_written_now_works_without_the_blob() {
         let dir = tempfile::tempdir().unwrap();
-        let db = dir.path().join("search.sqlite");
-        {
-            let c = connect(&db).unwrap();
-            c.execute("INSERT INTO files(path, size, mtime_ns, ino) VALUES('/a', 1, 2, 3)", []).unwrap();
-            c.execute_batch("DROP TABLE stamps; UPDATE meta SET value = '9' WHERE key = 'schema';").unwrap();
-        }
+        let db = schema_9_index(dir.path());
         let other = Connection::open(&db).unwrap();
         other.execute_batch("BEGIN IMMEDIATE").unwrap();
         let c = connect(&db).unwrap();
-        let version = |c: &Connection| c.query_row("SELECT value FROM meta WHERE key = 'schema'", [], |r| r.get::<_, String>(0)).unwrap();
         assert_eq!(version(&c), "9");
         assert_eq!(stamps::read(&c).unwrap(), None);
         stamps::write_if_missing(&c).unwrap();

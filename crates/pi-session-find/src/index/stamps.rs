@@ -151,9 +151,10 @@ pub(super) fn write_if_missing(c: &Connection) -> rusqlite::Result<()> {
 /// for another writer (a build elsewhere holds its lock for a whole batch), and a database
 /// it may not write is no error; the blob is then written by a later update.
 pub(super) fn write_if_missing_now(c: &Connection) -> rusqlite::Result<()> {
+    let wait: u64 = c.query_row("PRAGMA busy_timeout", [], |r| r.get(0))?;
     c.busy_timeout(std::time::Duration::ZERO)?;
     let r = write_if_missing(c);
-    c.busy_timeout(super::sql::BUSY_TIMEOUT)?;
+    c.busy_timeout(std::time::Duration::from_millis(wait))?;
     match r {
         Err(rusqlite::Error::SqliteFailure(e, _)) if matches!(e.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked | rusqlite::ErrorCode::ReadOnly) => Ok(()),
         r => r,
@@ -227,6 +228,8 @@ mod tests {
         other.execute_batch("BEGIN IMMEDIATE").unwrap();
         write_if_missing_now(&c).unwrap();
         assert!(!present(&c));
+        // The connection waits as long as before for its other statements.
+        assert_eq!(c.query_row("PRAGMA busy_timeout", [], |r| r.get::<_, i64>(0)).unwrap(), 20_000);
         other.execute_batch("COMMIT").unwrap();
         write_if_missing_now(&c).unwrap();
         assert!(present(&c));
