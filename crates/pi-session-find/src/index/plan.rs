@@ -14,13 +14,6 @@ use super::UpdateStats;
 /// path as listed.
 type Known = rustc_hash::FxHashMap<String, KnownRow>;
 
-/// What the files are compared with: the blob of stamps (with each stamp's place by hash), or
-/// when there is none every row.
-enum Index {
-    Stamps(stamps::Stamps, stamps::Places),
-    Rows(Known),
-}
-
 fn known_files(c: &Connection) -> rusqlite::Result<Known> {
     let mut st = c.prepare_cached("SELECT path, id, size, mtime_ns, ino, indexed_bytes, indexed_lines, tail_hash FROM files")?;
     let rows = st.query_map([], |r| Ok((r.get::<_, String>(0)?, (r.get(1)?, r.get::<_, i64>(2)? as u64, r.get(3)?, r.get::<_, i64>(4)? as u64, r.get::<_, i64>(5)? as u64, r.get::<_, i64>(6)? as u64, r.get(7)?))))?;
@@ -35,23 +28,45 @@ fn known_files(c: &Connection) -> rusqlite::Result<Known> {
 /// on the pool's threads; this one meanwhile reads the blob of stamps, or when there is none
 /// the index's rows of every file (a query's freshness check on 10,000 files did one after
 /// the other).
+///
+/// The stamps are compared on the pool's threads too, from the thread that read the folders:
+/// this one holds the index's connection and only waits. (A pool thread that waits inside a
+/// parallel part may take up other work of the pool meanwhile, an update of this same index
+/// among it, which would then wait for the connection its own thread holds.)
 pub(super) fn scan_and_plan(root: &Path, c: &Connection, stats: &mut UpdateStats) -> rusqlite::Result<Work> {
+    let (blob, blob_read) = std::sync::mpsc::channel::<Option<(stamps::Stamps, stamps::Places)>>();
     std::thread::scope(|s| {
-        let scan = s.spawn(|| pi_session::scan::scan(root).files);
+        let scan = s.spawn(move || {
+            let found = pi_session::scan::scan(root).files;
+            let compared = blob_read.recv().ok().flatten().map(|(st, places)| {
+                let same = same_stamps(&found, &st, &places);
+                (st, same)
+            });
+            (found, compared)
+        });
         // The places by hash are made while the folders are read.
-        let index = match stamps::read(c) {
+        let rows = match stamps::read(c) {
             Ok(Some(st)) => {
                 let places = st.places();
-                Ok(Index::Stamps(st, places))
+                let _ = blob.send(Some((st, places)));
+                Ok(None)
             }
-            Ok(None) => known_files(c).map(Index::Rows),
-            Err(e) => Err(e),
+            Ok(None) => {
+                let _ = blob.send(None);
+                known_files(c).map(Some)
+            }
+            Err(e) => {
+                let _ = blob.send(None);
+                Err(e)
+            }
         };
-        let found = scan.join().unwrap_or_default();
+        let (found, compared) = scan.join().unwrap_or_default();
         stats.files = found.len();
-        match index? {
-            Index::Rows(known) => Ok(plan(&found, &known, stats)),
-            Index::Stamps(st, places) => plan_by_stamps(&found, &st, &places, c, stats),
+        match (rows?, compared) {
+            (None, Some((st, same))) => plan_by_stamps(&found, &st, same, c, stats),
+            (Some(known), _) => Ok(plan(&found, &known, stats)),
+            // The thread that read the folders failed: the rows, as when there is no blob.
+            (None, None) => Ok(plan(&found, &known_files(c)?, stats)),
         }
     })
 }
@@ -102,13 +117,12 @@ fn plan(found: &[pi_session::scan::Found], known: &Known, stats: &mut UpdateStat
     work
 }
 
-/// [`plan`] from the blob of stamps (`places`: each stamp's place by its path's hash): a file
-/// whose stamp is the blob's is unchanged; any other has its row read by its path (the blob
-/// keeps no more than the stamp). The rows the blob lists that no file matched are gone. The
-/// stamps are compared on the pool's threads.
-fn plan_by_stamps(found: &[pi_session::scan::Found], st: &stamps::Stamps, places: &stamps::Places, c: &Connection, stats: &mut UpdateStats) -> rusqlite::Result<Work> {
+/// For each file, the place of its stamp in the blob when the blob has its path with the
+/// same stamp (`places`: each stamp's place by its path's hash); compared on the pool's
+/// threads.
+fn same_stamps(found: &[pi_session::scan::Found], st: &stamps::Stamps, places: &stamps::Places) -> Vec<Option<usize>> {
     use rayon::prelude::*;
-    let same: Vec<Option<usize>> = found
+    found
         .par_iter()
         .with_min_len(256)
         .map(|f| {
@@ -116,7 +130,13 @@ fn plan_by_stamps(found: &[pi_session::scan::Found], st: &stamps::Stamps, places
             let s = &st.all()[i];
             (s.len == f.stamp.len && s.mtime_ns == f.stamp.mtime_ns && s.ino == f.stamp.ino).then_some(i)
         })
-        .collect();
+        .collect()
+}
+
+/// [`plan`] from the blob of stamps (`same`: [`same_stamps`]): a file whose stamp is the
+/// blob's is unchanged; any other has its row read by its path (the blob keeps no more than
+/// the stamp). The rows the blob lists that no file matched are gone.
+fn plan_by_stamps(found: &[pi_session::scan::Found], st: &stamps::Stamps, same: Vec<Option<usize>>, c: &Connection, stats: &mut UpdateStats) -> rusqlite::Result<Work> {
     let mut work = Work { files: Vec::new(), gone: Vec::new(), replaced: HashSet::new() };
     let mut matched = vec![false; st.len()];
     let mut row_of = c.prepare_cached("SELECT id, size, mtime_ns, ino, indexed_bytes, indexed_lines, tail_hash FROM files WHERE path = ?1")?;
@@ -223,7 +243,7 @@ mod tests {
         let rows = plan(&found, &known_files(&c).unwrap(), &mut by_rows);
         stamps::write_if_missing(&c).unwrap();
         let st = stamps::read(&c).unwrap().expect("a blob");
-        let blob = plan_by_stamps(&found, &st, &st.places(), &c, &mut by_blob).unwrap();
+        let blob = plan_by_stamps(&found, &st, same_stamps(&found, &st, &st.places()), &c, &mut by_blob).unwrap();
         let (files, gone, replaced, unchanged) = outline(&rows, &by_rows);
         assert_eq!((files.len(), gone.len(), replaced.len(), unchanged), (4 + 4 + 1 + 4, 6, 4, 21), "{files:#?}");
         // The touched file too: its indexed tail is the same (an append of nothing).
