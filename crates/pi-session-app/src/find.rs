@@ -40,11 +40,16 @@ pub struct FindState {
     enabled: Mutex<bool>,
     /// Paused from the window: a build stops after its batch, and none starts until resumed.
     paused: Mutex<bool>,
+    /// Held by the build under way: a second one waits for it on its own thread, outside the
+    /// background pool. (Inside the pool it would be work that a pool thread waiting in a
+    /// parallel part of the first build could take up, while that thread holds the index's
+    /// connection the second one needs.)
+    one_build: Mutex<()>,
 }
 
 impl Default for FindState {
     fn default() -> Self {
-        FindState { indexes: RootIndexes::new(), status: Arc::default(), organiser_db: None, organiser: Mutex::new(None), settings_dir: None, enabled: Mutex::new(true), paused: Mutex::new(false) }
+        FindState { indexes: RootIndexes::new(), status: Arc::default(), organiser_db: None, organiser: Mutex::new(None), settings_dir: None, enabled: Mutex::new(true), paused: Mutex::new(false), one_build: Mutex::new(()) }
     }
 }
 
@@ -188,8 +193,9 @@ impl FindState {
     /// Builds or updates the index of every root at the lowest CPU priority (the window, the
     /// listing and opened sessions go first), reporting the files and bytes done over those to
     /// do, across the roots, with the estimated size and time left, to `progress`. Nothing when
-    /// the index is off or paused.
+    /// the index is off or paused. A build asked for while one is under way waits for it.
     pub fn build(&self, ex: &Explorer, progress: impl Fn(SearchIndexProgress) + Sync) {
+        let _one = self.one_build.lock().unwrap_or_else(|e| e.into_inner());
         let status = self.status.clone();
         if !self.enabled() || self.is_paused() {
             status.lock().unwrap().building = false;
