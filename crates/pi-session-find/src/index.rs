@@ -413,7 +413,7 @@ impl SearchIndex {
         let at = |source| Error::Db { path: self.db.clone(), source };
         let c = self.conn.lock().unwrap();
         let mut stats = UpdateStats::default();
-        let Work { files: work, gone, replaced } = scan_and_plan(&self.root, &c, &mut stats).map_err(at)?;
+        let Work { files: work, gone, replaced, from_blob } = scan_and_plan(&self.root, &c, &mut stats).map_err(at)?;
         if !gone.is_empty() {
             let tx = Tx::begin(&c).map_err(at)?;
             let mut dead = 0;
@@ -433,8 +433,11 @@ impl SearchIndex {
         if work.is_empty() && stats.removed == 0 {
             // Nothing to read or write (a search's look at the files, most of the time). Files
             // removed go on below: their dead blocks may call for a merge, the log for a fold.
-            // (An index made before the blob of stamps gets it here, once.)
-            stamps::write_if_missing_now(&c).map_err(at)?;
+            // (An index made before the blob of stamps, or whose blob a change dropped, gets
+            // it here, once; a plan made from the blob has it.)
+            if !from_blob {
+                stamps::write_if_missing_now(&c).map_err(at)?;
+            }
             let p = SearchIndexProgress { estimated_bytes: self.size_on_disk(), ..SearchIndexProgress::default() };
             *self.progress.lock().unwrap() = p;
             progress(p);

@@ -78,6 +78,9 @@ pub(super) struct Work {
     pub files: Vec<(PathBuf, Plan, u64)>,
     pub gone: Vec<i64>,
     pub replaced: HashSet<PathBuf>,
+    /// The plan was made from the blob of stamps (so the blob is there: a look that found
+    /// nothing to do need not ask for it again).
+    pub from_blob: bool,
 }
 
 /// One file's row as a plan needs it: (id, size, mtime, inode, indexed bytes, indexed lines,
@@ -102,7 +105,7 @@ fn plan_one(f: &pi_session::scan::Found, row: Option<&KnownRow>, work: &mut Work
 }
 
 fn plan(found: &[pi_session::scan::Found], known: &Known, stats: &mut UpdateStats) -> Work {
-    let mut work = Work { files: Vec::new(), gone: Vec::new(), replaced: HashSet::new() };
+    let mut work = Work { files: Vec::new(), gone: Vec::new(), replaced: HashSet::new(), from_blob: false };
     let mut matched = 0;
     for f in found {
         let row = known.get(pi_session::pathstr::encoded(&f.path).as_ref());
@@ -137,7 +140,7 @@ fn same_stamps(found: &[pi_session::scan::Found], st: &stamps::Stamps, places: &
 /// blob's is unchanged; any other has its row read by its path (the blob keeps no more than
 /// the stamp). The rows the blob lists that no file matched are gone.
 fn plan_by_stamps(found: &[pi_session::scan::Found], st: &stamps::Stamps, same: Vec<Option<usize>>, c: &Connection, stats: &mut UpdateStats) -> rusqlite::Result<Work> {
-    let mut work = Work { files: Vec::new(), gone: Vec::new(), replaced: HashSet::new() };
+    let mut work = Work { files: Vec::new(), gone: Vec::new(), replaced: HashSet::new(), from_blob: true };
     let mut matched = vec![false; st.len()];
     let mut row_of = c.prepare_cached("SELECT id, size, mtime_ns, ino, indexed_bytes, indexed_lines, tail_hash FROM files WHERE path = ?1")?;
     // The blob's place of each row id, made when a file is not unchanged.
