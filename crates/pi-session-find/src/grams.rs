@@ -176,6 +176,12 @@ pub fn term_needs(term: &[u8]) -> Needs {
     }
 }
 
+/// Bytes of a text taken at a time (a multiple of 64).
+const PIECE: usize = 1 << 16;
+
+/// Word pairs held before they are made distinct (4 MB).
+const PAIRS_HELD: usize = 1 << 20;
+
 /// The distinct grams of a block of texts, gathered with bitmaps that are cleared after each
 /// block (so one set serves a whole file or batch).
 pub struct GramSet {
@@ -219,65 +225,88 @@ impl GramSet {
 
     /// The trigrams of a text (its last two bytes with the pad too): each is set in its
     /// bitmap and written to the scratch list, which counts it only when it was new (no
-    /// branch on a trigram being new, which no predictor guesses).
+    /// branch on a trigram being new, which no predictor guesses). A long text is taken
+    /// [`PIECE`] bytes at a time: the scratch list holds one piece (a text of 80 MB held
+    /// 320 MB of it).
     fn add_trigrams(&mut self, t: &[u8]) {
-        let n = t.len();
-        if self.scratch.len() < n {
-            self.scratch.resize(n, 0);
+        if self.scratch.len() < PIECE + 1 {
+            self.scratch.resize(PIECE + 1, 0);
         }
         let map = &mut self.tri[..];
-        let out = &mut self.scratch[..n];
         let mut k = (t[0] as u32) << 8 | t[1] as u32;
-        let mut m = 0;
-        for &c in t[2..].iter().chain(std::iter::once(&0)) {
-            k = (k << 8 | c as u32) & 0x00ff_ffff;
-            let (w, bit) = tri_slot(k);
-            let x = map[w];
-            map[w] = x | bit;
-            out[m] = 3 << 24 | k;
-            m += (x & bit == 0) as usize;
+        let rest = &t[2..];
+        let mut from = 0;
+        loop {
+            let to = (from + PIECE).min(rest.len());
+            let last = to == rest.len();
+            let out = &mut self.scratch[..];
+            let mut m = 0;
+            for &c in rest[from..to].iter().chain(last.then_some(&0u8)) {
+                k = (k << 8 | c as u32) & 0x00ff_ffff;
+                let (w, bit) = tri_slot(k);
+                let x = map[w];
+                map[w] = x | bit;
+                out[m] = 3 << 24 | k;
+                m += (x & bit == 0) as usize;
+            }
+            self.found.extend_from_slice(&out[..m]);
+            if last {
+                return;
+            }
+            from = to;
         }
-        self.found.extend_from_slice(&out[..m]);
     }
 
     /// The word pairs of `t` (taken with a separator after it): each word's first and last 3
     /// bytes read where the word starts and ends, the words found 64 bytes at a time from a
-    /// mask of word bytes.
+    /// mask of word bytes. A long text is taken [`PIECE`] bytes at a time, and the pairs held
+    /// are made distinct whenever they pass [`PAIRS_HELD`] (as [`GramSet::take`] does).
     fn add_pairs(&mut self, t: &[u8]) {
-        // At most one pair per two bytes.
-        let at0 = self.pairs.len();
-        self.pairs.resize(at0 + t.len() / 2 + 1, 0);
-        let mut pairs = Pairs { out: &mut self.pairs[at0..], m: 0, prev: 0 };
         let mut start = 0usize;
         let mut in_word = false;
+        let mut prev = 0;
         let mut at = 0;
         let mut pad = [0u8; 64];
         while at < t.len() {
-            let m = if at + 64 <= t.len() {
-                word_mask(t[at..at + 64].try_into().unwrap())
-            } else {
-                pad[..t.len() - at].copy_from_slice(&t[at..]);
-                pad[t.len() - at..].fill(0);
-                word_mask(&pad)
-            };
-            let mut edges = m ^ (m << 1 | in_word as u64);
-            while edges != 0 {
-                let pos = at + edges.trailing_zeros() as usize;
-                edges &= edges - 1;
-                if in_word {
-                    pairs.word(&t[start..pos]);
+            // A piece is a whole number of 64-byte chunks, so the chunks are the same.
+            let to = (at + PIECE).min(t.len());
+            // At most one pair per two bytes, and the last word's.
+            let at0 = self.pairs.len();
+            self.pairs.resize(at0 + (to - at) / 2 + 1, 0);
+            let mut pairs = Pairs { out: &mut self.pairs[at0..], m: 0, prev };
+            while at < to {
+                let m = if at + 64 <= t.len() {
+                    word_mask(t[at..at + 64].try_into().unwrap())
                 } else {
-                    start = pos;
+                    pad[..t.len() - at].copy_from_slice(&t[at..]);
+                    pad[t.len() - at..].fill(0);
+                    word_mask(&pad)
+                };
+                let mut edges = m ^ (m << 1 | in_word as u64);
+                while edges != 0 {
+                    let pos = at + edges.trailing_zeros() as usize;
+                    edges &= edges - 1;
+                    if in_word {
+                        pairs.word(&t[start..pos]);
+                    } else {
+                        start = pos;
+                    }
+                    in_word = !in_word;
                 }
-                in_word = !in_word;
+                at += 64;
             }
-            at += 64;
+            if at >= t.len() && in_word {
+                pairs.word(&t[start..]);
+                in_word = false;
+            }
+            let m = pairs.m;
+            prev = pairs.prev;
+            self.pairs.truncate(at0 + m);
+            if self.pairs.len() > PAIRS_HELD {
+                sort_low24(&mut self.pairs, &mut self.sorted);
+                self.pairs.dedup();
+            }
         }
-        if in_word {
-            pairs.word(&t[start..]);
-        }
-        let m = pairs.m;
-        self.pairs.truncate(at0 + m);
     }
 
     /// Adds a key of another kind (a tool's, a role's).
@@ -539,6 +568,36 @@ mod tests {
         want.dedup();
         assert!(want.iter().filter(|k| *k >> 24 == 5).count() > 1000);
         assert_eq!(got, want);
+    }
+
+    /// A text longer than a piece, with more word pairs than are held before they are made
+    /// distinct: the keys of the definition, and the lists it holds meanwhile bounded.
+    #[test]
+    fn a_long_text_is_taken_in_pieces() {
+        let mut seed = 11u64;
+        let mut t = Vec::new();
+        // Words of 1 to 3 letters and a few long ones: about 1.8 M words in 8 MB.
+        while t.len() < 8_000_000 {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let n = [1, 2, 3, 2, 9][(seed >> 40) as usize % 5];
+            t.extend((0..n).map(|i| b"abcdefghijklmnopqrstuvwxyz"[((seed >> (8 + 3 * i)) % 26) as usize]));
+            t.push([b' ', b'.', b'\n', b' '][(seed >> 20) as usize % 4]);
+        }
+        assert!(t.len() > 4 * PIECE && t.len() / 5 > PAIRS_HELD + PIECE);
+        let mut set = GramSet::default();
+        set.add_text(&t);
+        assert!(set.scratch.len() <= PIECE + 1, "the scratch list holds one piece");
+        assert!(set.pairs.len() <= PAIRS_HELD + PIECE / 2 + 1, "{} pairs held", set.pairs.len());
+        let mut got = set.take();
+        got.sort_unstable();
+        assert_eq!(got, keys_by_definition(&t));
+        // The set is empty again, and a text ending in a word at a piece's end is whole.
+        let mut t = vec![b'x'; PIECE - 3];
+        t.extend(b" abc");
+        t.extend(b" defg hi");
+        let mut got = keys_of(&t);
+        got.sort_unstable();
+        assert_eq!(got, keys_by_definition(&t));
     }
 
     #[test]

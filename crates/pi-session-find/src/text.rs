@@ -219,12 +219,12 @@ struct TopFields<'a> {
 }
 
 impl TopFields<'_> {
-    fn text(self, kind: &Kind) -> Option<(String, Vec<String>)> {
+    fn text(mut self, kind: &Kind) -> Option<(String, Vec<String>)> {
         let s = |x: Str<'_>| x.0.map(Cow::into_owned).unwrap_or_default();
         let text = match kind {
             Kind::Message => return self.message.text(),
             Kind::Compaction | Kind::BranchSummary => s(self.summary),
-            Kind::CustomMessage => self.content.text(),
+            Kind::CustomMessage => self.content.take_text(0),
             Kind::SessionInfo => s(self.name),
             Kind::Label => s(self.label),
             Kind::ModelChange => format!("{} {}", s(self.provider), s(self.model_id)),
@@ -274,25 +274,46 @@ enum Content<'a> {
 }
 
 impl Content<'_> {
-    /// The core's `content_text`: a string as is, else the text blocks' texts joined by a space.
-    fn text(&self) -> String {
+    /// The core's `content_text`: a string as is, else the text blocks' texts joined by a space;
+    /// with room for `extra` bytes more. A string, or a lone text block, is taken rather than
+    /// copied (a tool's output of 80 MB was held three times over).
+    fn take_text(&mut self, extra: usize) -> String {
         match self {
             Content::None => String::new(),
-            Content::Text(s) => s.to_string(),
+            Content::Text(s) => with_room(std::mem::take(s), extra),
             Content::Blocks(blocks) => {
-                let mut out = String::new();
-                for b in blocks {
-                    if b.kind.0.as_deref() == Some("text") {
-                        if let Some(t) = &b.text.0 {
-                            if !out.is_empty() {
-                                out.push(' ');
-                            }
-                            out.push_str(t);
+                let is_text = |b: &Block| b.kind.0.as_deref() == Some("text") && b.text.0.is_some();
+                let (n, len) = blocks.iter().filter(|b| is_text(b)).fold((0, 0), |(n, len), b| (n + 1, len + b.text.0.as_ref().map_or(0, |t| t.len())));
+                if n == 1 {
+                    let b = blocks.iter_mut().find(|b| is_text(b)).expect("one text block");
+                    return with_room(b.text.0.take().unwrap_or_default(), extra);
+                }
+                let mut out = String::with_capacity(len + n + extra);
+                for b in blocks.iter().filter(|b| is_text(b)) {
+                    if let Some(t) = &b.text.0 {
+                        if !out.is_empty() {
+                            out.push(' ');
                         }
+                        out.push_str(t);
                     }
                 }
                 out
             }
+        }
+    }
+}
+
+/// `s` owned, with room for `extra` bytes more.
+fn with_room(s: Cow<'_, str>, extra: usize) -> String {
+    match s {
+        Cow::Owned(mut o) => {
+            o.reserve_exact(extra);
+            o
+        }
+        Cow::Borrowed(b) => {
+            let mut o = String::with_capacity(b.len() + extra);
+            o.push_str(b);
+            o
         }
     }
 }
@@ -386,8 +407,20 @@ struct Message<'a> {
 
 impl Message<'_> {
     /// None when an `arguments` value is one the tree refuses (then so is the whole line).
-    fn text(self) -> Option<(String, Vec<String>)> {
-        let mut t = self.content.text();
+    fn text(mut self) -> Option<(String, Vec<String>)> {
+        // What is written after the content's text (about: arguments may be written again).
+        let len = |x: &Str| x.0.as_ref().map_or(0, |t| t.len() + 1);
+        let mut extra = [&self.command, &self.output, &self.tool_name, &self.error_message].into_iter().map(len).sum::<usize>();
+        if let Content::Blocks(blocks) = &self.content {
+            for b in blocks {
+                extra += match b.kind.0.as_deref() {
+                    Some("toolCall") => 2 + len(&b.name) + b.arguments.map_or(0, |a| a.get().len()),
+                    Some("thinking") => 1 + len(&b.thinking),
+                    _ => 0,
+                };
+            }
+        }
+        let mut t = self.content.take_text(extra);
         let mut tools = Vec::new();
         if let Content::Blocks(blocks) = &self.content {
             for b in blocks {
@@ -586,6 +619,8 @@ mod tests {
             r#"{"type":"compaction","summary":7}"#,
             r#"{"type":"branch_summary","summary":"s"}"#,
             r#"{"type":"custom_message","content":[{"type":"text","text":"c1"},{"type":"text","text":"c2"}]}"#,
+            r#"{"type":"custom_message","content":[{"type":"image"},{"type":"text","text":"one \"block\"\n"}]}"#,
+            r#"{"type":"message","message":{"role":"user","content":[{"type":"text","text":""},{"type":"text","text":"b"},{"type":"thinking","thinking":"t"},{"type":"text","text":"c\n"}]}}"#,
             r#"{"type":"session_info","name":"My name"}"#,
             r#"{"type":"label","label":null}"#,
             r#"{"type":"model_change","provider":"anthropic","modelId":"claude"}"#,
