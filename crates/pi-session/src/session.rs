@@ -326,7 +326,7 @@ impl SessionIndex {
     fn note_user(&mut self, idx: u32, raw: &[u8]) {
         if let FirstUser::Looking { seen } = self.first_user {
             if seen < FIRST_USER_LOOKS {
-                self.first_user = match crate::text::user_text_of_line(&crate::text::line_text(raw.to_vec())).filter(|t| !t.is_empty()) {
+                self.first_user = match crate::text::user_text_of_line(&crate::text::line_str(raw)).filter(|t| !t.is_empty()) {
                     Some(text) => FirstUser::Found { entry: idx, text },
                     None => FirstUser::Looking { seen: seen + 1 },
                 };

@@ -14,7 +14,7 @@ pub mod search;
 pub mod title;
 pub mod tokens;
 
-pub use plain::{content_text, first_text_of_line, fold, line_text, line_value, user_text_of_line};
+pub use plain::{content_text, first_text_of_line, fold, line_str, line_text, line_value, user_text_of_line};
 pub use preview::{message_preview, preview, Preview};
 pub use search::{searchable_text, searchable_text_of};
 pub use title::title_of;
