@@ -254,7 +254,8 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
-    // Every command but `serve` reads, prints and exits.
+    // Every command but `serve` reads, prints and exits (`search` has it undone when it has an
+    // index to build).
     if !matches!(cli.cmd, Cmd::Serve(_)) {
         pi_session_format::pages::short_lived_heaps();
     }
@@ -276,6 +277,13 @@ fn update_indexes(ixs: &[std::sync::Arc<pi_session_find::SearchIndex>], st: &mut
         let first = ix.is_empty().map_err(find_err)?;
         let s = ix
             .update(|p| {
+                if p.done == 0 && p.bytes_total > 16 << 20 {
+                    // More than a few appended lines to index: perhaps minutes of work, whose
+                    // freed memory would stay with the process (an index of a file with a 31 MB
+                    // line peaked at 206 MB with the setting, 143 MB without). A query that
+                    // reads a few new lines keeps it (its threads' heaps grow in one step).
+                    pi_session_format::pages::long_lived_heaps();
+                }
                 if first && p.bytes_total > 256 << 20 && p.bytes_done == 0 {
                     eprintln!(
                         "indexing {}: {} files, {:.0} MB of sessions; the index will take about {:.0} MB (Ctrl-C stops; what is done is kept; --no-index searches without it)",

@@ -185,6 +185,16 @@ pub fn short_lived_heaps() {
     }
 }
 
+/// Undoes [`short_lived_heaps`] for what the process does next: a command that turns out to
+/// have minutes of work (`search` building an index) no longer keeps what its heaps free.
+pub fn long_lived_heaps() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: as in `short_lived_heaps`; glibc's default is 128 kB.
+    unsafe {
+        libc::mallopt(libc::M_TOP_PAD, 128 << 10);
+    }
+}
+
 /// The size of a thread's heap in glibc on 64-bit systems (`HEAP_MAX_SIZE`).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 const SHORT_LIVED_TOP_PAD: libc::c_int = 64 << 20;
