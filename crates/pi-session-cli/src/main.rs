@@ -279,9 +279,10 @@ fn update_indexes(ixs: &[std::sync::Arc<pi_session_find::SearchIndex>], st: &mut
             .update(|p| {
                 if p.done == 0 && p.bytes_total > 16 << 20 {
                     // More than a few appended lines to index: perhaps minutes of work, whose
-                    // freed memory would stay with the process (an index of a file with a 31 MB
-                    // line peaked at 206 MB with the setting, 143 MB without). A query that
-                    // reads a few new lines keeps it (its threads' heaps grow in one step).
+                    // freed memory would stay with the process (an index of a file with an 80 MB
+                    // line peaked at 426-458 MB with the setting kept, 340 MB with it undone
+                    // here). A query that reads a few new lines keeps it (its threads' heaps
+                    // grow in one step).
                     pi_session_format::pages::long_lived_heaps();
                 }
                 if first && p.bytes_total > 256 << 20 && p.bytes_done == 0 {
