@@ -413,7 +413,7 @@ impl SearchIndex {
         let at = |source| Error::Db { path: self.db.clone(), source };
         let c = self.conn.lock().unwrap();
         let mut stats = UpdateStats::default();
-        let Work { files: work, gone, replaced, from_blob } = scan_and_plan(&self.root, &c, &mut stats).map_err(at)?;
+        let Work { files: work, gone, replaced, from_blob } = scan_and_plan(&self.root, &c, &self.db, &mut stats)?;
         if !gone.is_empty() {
             let tx = Tx::begin(&c).map_err(at)?;
             let mut dead = 0;
@@ -559,7 +559,7 @@ impl SearchIndex {
             }
         }
         let mut stats = UpdateStats::default();
-        Ok(scan_and_plan(&self.root, c, &mut stats).at(&self.db)?.files.into_iter().map(|w| (encode(&w.0), w.0)).collect())
+        Ok(scan_and_plan(&self.root, c, &self.db, &mut stats)?.files.into_iter().map(|w| (encode(&w.0), w.0)).collect())
     }
 
     /// Runs a query; at most `limit` hits (1..=10,000), the most recently indexed lines first,

@@ -9,6 +9,7 @@ use rusqlite::{Connection, OptionalExtension};
 use super::build::{same_tail, Plan};
 use super::stamps;
 use super::UpdateStats;
+use crate::{DbResult as _, Error};
 
 /// (id, size, mtime, inode, indexed bytes, indexed lines, tail hash) of each indexed file, by
 /// path as listed.
@@ -33,7 +34,7 @@ fn known_files(c: &Connection) -> rusqlite::Result<Known> {
 /// this one holds the index's connection and only waits. (A pool thread that waits inside a
 /// parallel part may take up other work of the pool meanwhile, an update of this same index
 /// among it, which would then wait for the connection its own thread holds.)
-pub(super) fn scan_and_plan(root: &Path, c: &Connection, stats: &mut UpdateStats) -> rusqlite::Result<Work> {
+pub(super) fn scan_and_plan(root: &Path, c: &Connection, db: &Path, stats: &mut UpdateStats) -> Result<Work, Error> {
     let (blob, blob_read) = std::sync::mpsc::channel::<Option<(stamps::Stamps, stamps::Places)>>();
     std::thread::scope(|s| {
         let scan = s.spawn(move || {
@@ -60,14 +61,24 @@ pub(super) fn scan_and_plan(root: &Path, c: &Connection, stats: &mut UpdateStats
                 Err(e)
             }
         };
-        let (found, compared) = scan.join().unwrap_or_default();
+        let (found, compared) = scan_result(scan.join(), root)?;
         stats.files = found.len();
-        match (rows?, compared) {
-            (None, Some((st, same))) => plan_by_stamps(&found, &st, same, c, stats),
+        match (rows.at(db)?, compared) {
+            (None, Some((st, same))) => plan_by_stamps(&found, &st, same, c, stats).at(db),
             (Some(known), _) => Ok(plan(&found, &known, stats)),
-            // The thread that read the folders failed: the rows, as when there is no blob.
-            (None, None) => Ok(plan(&found, &known_files(c)?, stats)),
+            // The blob was sent but not received (cannot happen while the thread runs to its
+            // end): the rows, as when there is no blob.
+            (None, None) => Ok(plan(&found, &known_files(c).at(db)?, stats)),
         }
+    })
+}
+
+/// The folders' scan as its thread ended. A panic there is an error: planned from an empty
+/// list, the update would count every indexed file as gone and drop its rows.
+fn scan_result<T>(joined: std::thread::Result<T>, root: &Path) -> Result<T, Error> {
+    joined.map_err(|p| {
+        let why = p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_else(|| "it panicked".into());
+        Error::Io { path: root.to_path_buf(), source: std::io::Error::other(format!("reading the sessions folders failed: {why}")) }
     })
 }
 
@@ -172,6 +183,17 @@ mod tests {
     use super::*;
     use pi_session::scan::Found;
     use pi_session::FileStamp;
+
+    #[test]
+    fn a_scan_that_panicked_is_an_error_not_an_empty_folder() {
+        let root = Path::new("/sessions");
+        let joined = std::thread::scope(|s| s.spawn(|| -> Vec<Found> { panic!("a folder could not be read") }).join());
+        let e = scan_result(joined, root).expect_err("no plan from a scan that did not finish");
+        assert_eq!(e.code(), "io");
+        assert!(e.to_string().contains("/sessions") && e.to_string().contains("a folder could not be read"), "{e}");
+        let joined = std::thread::scope(|s| s.spawn(Vec::<Found>::new).join());
+        assert!(scan_result(joined, root).unwrap().is_empty(), "an empty folder is no error");
+    }
 
     /// What a plan says, in an order that does not depend on the planner.
     fn outline(w: &Work, stats: &UpdateStats) -> (Vec<String>, Vec<i64>, Vec<PathBuf>, usize) {
