@@ -594,7 +594,7 @@ impl SearchIndex {
         let _read = Tx::read(&c).at(&self.db)?;
         let mut total: usize = sessions.iter().map(|s| s.hits.len()).sum();
         if total < limit || !truncated {
-            let hits = lookup::find(&c, &self.db, &q, limit - total.min(limit), None, &skip)?;
+            let hits = lookup::find(&c, &self.db, &q, limit - total.min(limit), None, &skip, true)?;
             let mut by_file: std::collections::HashMap<i64, usize> = std::collections::HashMap::new();
             for h in hits {
                 if total == limit {
@@ -602,7 +602,7 @@ impl SearchIndex {
                     break;
                 }
                 total += 1;
-                let (snip, hl) = crate::snippet::snippet_lowered(&h.text, h.lower.as_deref(), &q.terms);
+                let (snip, hl) = h.snippet;
                 let hit = IndexHit { id: h.id, line: h.line, role: h.role, ts: h.ts, snippet: snip, highlights: hl };
                 let k = match by_file.get(&h.file_id) {
                     Some(&k) => k,
@@ -637,7 +637,7 @@ impl SearchIndex {
         }
         let _read = Tx::read(&c).at(&self.db)?;
         let Some(id) = lookup::ids_of(&c, &HashSet::from([path.to_string()])).at(&self.db)?.into_iter().next() else { return Ok(vec![]) };
-        Ok(lookup::find(&c, &self.db, &q, ALL, Some(id), &HashSet::new())?.into_iter().map(|h| h.id).collect())
+        Ok(lookup::find(&c, &self.db, &q, ALL, Some(id), &HashSet::new(), false)?.into_iter().map(|h| h.id).collect())
     }
 
     /// Bytes the index takes on disk (database, its WAL, its posting files).

@@ -27,6 +27,7 @@ pub fn search_file(path: &Path, q: &Query, limit: usize) -> Option<SessionHits> 
     if !has(&sum.cwd, &q.cwd) || !has(&sum.name, &q.name) {
         return None;
     }
+    let terms: Vec<memchr::memmem::Finder<'_>> = q.terms.iter().map(|t| memchr::memmem::Finder::new(t.as_bytes())).collect();
     let mut hits = Vec::new();
     for e in s.index.entries.iter().rev() {
         if hits.len() > limit {
@@ -50,7 +51,7 @@ pub fn search_file(path: &Path, q: &Query, limit: usize) -> Option<SessionHits> 
         }
         if !q.terms.is_empty() {
             let low = text::lowercase(&d.text);
-            if !q.terms.iter().all(|t| low.contains(t.as_str())) {
+            if !terms.iter().all(|t| t.find(low.as_bytes()).is_some()) {
                 continue;
             }
         }

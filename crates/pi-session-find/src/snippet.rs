@@ -22,7 +22,7 @@ pub fn snippet_lowered(text: &str, lower: Option<&str>, terms: &[String]) -> (St
             }
         };
         if lower.len() == text.len() {
-            let first = terms.iter().filter(|t| !t.is_empty()).filter_map(|t| lower.find(t.as_str())).min().unwrap_or(0);
+            let first = terms.iter().filter(|t| !t.is_empty()).filter_map(|t| memchr::memmem::find(lower.as_bytes(), t.as_bytes())).min().unwrap_or(0);
             let mut from = first.saturating_sub(400);
             while !text.is_char_boundary(from) {
                 from -= 1;

@@ -167,6 +167,39 @@ fn highlights_cover_the_terms_and_results_group_by_session() {
     }
 }
 
+/// The lines of a query are checked in batches, on every core: an answer cut at any limit is
+/// the start of the longer answers, hit for hit, with the same snippets.
+#[test]
+fn a_limited_answer_is_the_start_of_every_longer_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = corpus(&dir.path().join("corpus"), 12, 1_500_000);
+    let ix = SearchIndex::open(&root, &dir.path().join("c/s.sqlite")).unwrap();
+    ix.update(|_| {}).unwrap();
+    let hits = |q: &str, limit: usize| {
+        let r = ix.search(q, limit).unwrap();
+        let all: BTreeSet<(String, String, String, Vec<[u32; 2]>)> = r.sessions.iter().flat_map(|s| s.hits.iter().map(move |h| (s.path.clone(), h.id.clone(), h.snippet.clone(), h.highlights.clone()))).collect();
+        (all, r.truncated, r.total_hits)
+    };
+    let mut checked = 0;
+    for q in ["the", "parser", "role:user", "tool:bash", "error handler"] {
+        let (whole, truncated, total) = hits(q, 10_000);
+        assert!(!truncated && total == whole.len(), "{q}");
+        let mut shorter = BTreeSet::new();
+        for limit in [1, 2, 5, 17, 64, 300, 1_000] {
+            let (got, truncated, total) = hits(q, limit);
+            assert_eq!(total, got.len(), "{q} {limit}");
+            assert_eq!(got.len(), limit.min(whole.len()), "{q} {limit}");
+            assert_eq!(truncated, whole.len() > limit, "{q} {limit}");
+            assert!(got.is_subset(&whole), "{q} {limit}: hits or snippets not in the whole answer");
+            assert!(shorter.is_subset(&got), "{q} {limit}: a shorter answer is not the start of this one");
+            shorter = got;
+            checked += 1;
+        }
+        assert!(whole.len() > 64 || q == "error handler", "{q}: {} hits, too few to cut", whole.len());
+    }
+    assert_eq!(checked, 35);
+}
+
 /// A build paused between batches keeps what it committed; a search meanwhile reads the files
 /// left (and says how many), with the answers of the brute force; resumed, it finishes.
 #[test]

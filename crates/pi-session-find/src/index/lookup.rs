@@ -5,11 +5,12 @@
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
 
+use memchr::memmem;
 use rusqlite::{params_from_iter, Connection, OptionalExtension};
 
 use super::sql::{filter_only_sql, filters, HIT_COLUMNS};
 use super::segment::Segment;
-use super::verify::{checkable, may_hold, Line};
+use super::verify::{checkable, may_hold_all};
 use crate::grams;
 use crate::query::Query;
 use crate::text;
@@ -22,9 +23,9 @@ pub(super) struct Hit {
     pub line: u32,
     pub role: String,
     pub ts: Option<f64>,
-    pub text: String,
-    /// `text` lowercased, kept for a long text (its snippet looks for the first match in it).
-    pub lower: Option<String>,
+    /// The window of the entry's text around the first match, with the matches marked
+    /// ([`crate::snippet`]); empty when the caller asked for none.
+    pub snippet: (String, Vec<[u32; 2]>),
 }
 
 /// One row of [`HIT_COLUMNS`].
@@ -115,28 +116,32 @@ fn read_some(f: &File, buf: &mut [u8], off: u64) -> std::io::Result<usize> {
     std::os::windows::fs::FileExt::seek_read(f, buf, off)
 }
 
-/// The terms, lowercased, and which of them the raw line can answer for.
+/// The terms, lowercased, each with its searcher (made once per query); and those the raw
+/// line can answer for.
 struct Terms<'a> {
-    all: &'a [String],
-    checkable: Vec<&'a str>,
+    all: Vec<memmem::Finder<'a>>,
+    checkable: Vec<(&'a str, memmem::Finder<'a>)>,
 }
 
 impl<'a> Terms<'a> {
     fn new(q: &'a Query) -> Terms<'a> {
-        Terms { all: &q.terms, checkable: q.terms.iter().map(String::as_str).filter(|t| checkable(t)).collect() }
+        Terms {
+            all: q.terms.iter().map(|t| memmem::Finder::new(t.as_bytes())).collect(),
+            checkable: q.terms.iter().filter(|t| checkable(t)).map(|t| (t.as_str(), memmem::Finder::new(t.as_bytes()))).collect(),
+        }
+    }
+
+    /// False when the raw line, ASCII-lowercased (`lower`), shows the entry cannot hold every
+    /// term ([`may_hold_all`]); a pass over its bytes, no parse.
+    fn may_hold(&self, lower: &[u8]) -> bool {
+        self.checkable.is_empty() || may_hold_all(&self.checkable, lower)
     }
 
     /// The entry's searchable text when it holds every term (with its lowercase when long).
-    fn check(&self, kind: &str, raw: &[u8], lower: &[u8]) -> Option<(String, Option<String>)> {
-        if !self.checkable.is_empty() {
-            let l = Line::new(lower);
-            if !self.checkable.iter().all(|t| may_hold(t, &l)) {
-                return None;
-            }
-        }
+    fn check(&self, kind: &str, raw: &[u8]) -> Option<(String, Option<String>)> {
         let t = text::searchable(&pi_session_format::entry::Kind::parse(kind), &crate::hits::as_text(raw));
         let low = text::lowercase(&t);
-        if !self.all.iter().all(|term| low.contains(term.as_str())) {
+        if !self.all.iter().all(|term| term.find(low.as_bytes()).is_some()) {
             return None;
         }
         let lower = (t.len() > 2048).then(|| low.into_owned());
@@ -232,7 +237,8 @@ fn candidates(c: &Connection, dir: &std::path::Path, keys: &[Need]) -> rusqlite:
 
 /// The hits of `q`, newest first, at most `limit + 1` (one more says there are more), in
 /// the file `only_file` if given, never in the files `skip` (being indexed again).
-pub(super) fn find(c: &Connection, db: &std::path::Path, q: &Query, limit: usize, only_file: Option<i64>, skip: &HashSet<i64>) -> Result<Vec<Hit>, Error> {
+/// With `snippets`, each hit's snippet is made (on the cores that checked it), else none.
+pub(super) fn find(c: &Connection, db: &std::path::Path, q: &Query, limit: usize, only_file: Option<i64>, skip: &HashSet<i64>, snippets: bool) -> Result<Vec<Hit>, Error> {
     let dir = super::segment::dir_of(db);
     let at = |source| Error::Db { path: db.to_path_buf(), source };
     let mut files = Files::default();
@@ -255,8 +261,8 @@ pub(super) fn find(c: &Connection, db: &std::path::Path, q: &Query, limit: usize
                 Some(f) => read_at(f, r.off, r.len as usize, &mut buf),
                 None => continue,
             };
-            let text = text::searchable(&pi_session_format::entry::Kind::parse(&r.kind), &crate::hits::as_text(raw));
-            hits.push(Hit { file_id: r.file_id, id: r.id, line: r.line, role: r.role, ts: r.ts, text, lower: None });
+            let snippet = if snippets { crate::snippet::snippet(&text::searchable(&pi_session_format::entry::Kind::parse(&r.kind), &crate::hits::as_text(raw)), &q.terms) } else { Default::default() };
+            hits.push(Hit { file_id: r.file_id, id: r.id, line: r.line, role: r.role, ts: r.ts, snippet });
         }
         return Ok(hits);
     }
@@ -286,7 +292,11 @@ pub(super) fn find(c: &Connection, db: &std::path::Path, q: &Query, limit: usize
     let mut span = c.prepare_cached("SELECT id, file_id, first, last FROM blocks WHERE id BETWEEN ?1 AND ?2 ORDER BY id DESC").map_err(at)?;
     let mut walk = if dense { Some(span.query([lo_b, hi_b]).map_err(at)?) } else { None };
     let mut ahead: Option<(i64, i64, i64, i64)> = None;
+    // The lines of the blocks read so far and not yet checked, newest first: checked on every
+    // core once they make a batch (a query matching long tool outputs parses megabytes of
+    // their text).
     let mut lower = Vec::new();
+    let mut batch = Batch { snippets: snippets.then_some(q.terms.as_slice()), ..Batch::default() };
     for &b in cands.iter().rev() {
         if hits.len() > limit {
             break;
@@ -340,17 +350,82 @@ pub(super) fn find(c: &Connection, db: &std::path::Path, q: &Query, limit: usize
                 }
             };
             let Some(line) = line else { continue };
+            // The lines the prefilter lets through wait for the exact check (most lines of a
+            // rare term's blocks stop here).
             lower.clear();
             lower.extend(line.iter().map(|b| b.to_ascii_lowercase()));
-            if let Some((text, text_lower)) = terms.check(&r.kind, line, &lower) {
-                hits.push(Hit { file_id: r.file_id, id: r.id, line: r.line, role: r.role, ts: r.ts, text, lower: text_lower });
-                if hits.len() > limit {
-                    break;
-                }
+            if !terms.may_hold(&lower) {
+                continue;
+            }
+            batch.bytes += line.len();
+            batch.lines.push((r, line.to_vec()));
+        }
+        // A huge line (tool output of megabytes) is not held three times over while it is
+        // checked: the read and its lowercase are let go.
+        for b in [&mut buf, &mut own, &mut lower] {
+            if b.capacity() > KEEP_BUFFER {
+                *b = Vec::new();
+            }
+        }
+        // Checked once they are many bytes, or as many lines as the hits still wanted (most
+        // lines the prefilter lets through are hits: no blocks read past the answer's end).
+        if batch.bytes >= batch.goal || hits.len() + batch.lines.len() > limit {
+            batch.check_into(&terms, &mut hits, limit);
+        }
+    }
+    batch.check_into(&terms, &mut hits, limit);
+    Ok(hits)
+}
+
+/// The bytes of lines a query's first batch holds, and its batches at most: each batch twice
+/// the last, so a query answered by its first lines checks few more than it needs.
+const FIRST_BATCH: usize = 64 * 1024;
+const MAX_BATCH: usize = 1024 * 1024;
+/// A query's read buffers are kept from one block to the next up to this size.
+const KEEP_BUFFER: usize = 4 * 1024 * 1024;
+
+/// Candidate lines read, in the order of the answer, waiting to be checked.
+struct Batch<'q> {
+    lines: Vec<(Row, Vec<u8>)>,
+    bytes: usize,
+    /// The bytes at which this batch is checked.
+    goal: usize,
+    /// The query's terms, when the hits' snippets are wanted.
+    snippets: Option<&'q [String]>,
+}
+
+impl Default for Batch<'_> {
+    fn default() -> Self {
+        Batch { lines: Vec::new(), bytes: 0, goal: FIRST_BATCH, snippets: None }
+    }
+}
+
+impl Batch<'_> {
+    /// Checks the lines on every core and adds the hits in order, up to `limit + 1`.
+    fn check_into(&mut self, terms: &Terms<'_>, hits: &mut Vec<Hit>, limit: usize) {
+        let lines = std::mem::take(&mut self.lines);
+        self.bytes = 0;
+        self.goal = (self.goal * 2).min(MAX_BATCH);
+        let snippets = self.snippets;
+        let check = |(r, line): &(Row, Vec<u8>)| {
+            let (text, text_lower) = terms.check(&r.kind, line)?;
+            Some(snippets.map(|t| crate::snippet::snippet_lowered(&text, text_lower.as_deref(), t)).unwrap_or_default())
+        };
+        let checked: Vec<Option<(String, Vec<[u32; 2]>)>> = if lines.len() > 1 {
+            use rayon::prelude::*;
+            lines.par_iter().map(check).collect()
+        } else {
+            lines.iter().map(check).collect()
+        };
+        for ((r, _), c) in lines.into_iter().zip(checked) {
+            if hits.len() > limit {
+                break;
+            }
+            if let Some(snippet) = c {
+                hits.push(Hit { file_id: r.file_id, id: r.id, line: r.line, role: r.role, ts: r.ts, snippet });
             }
         }
     }
-    Ok(hits)
 }
 
 /// The ids of the blocks of `files`, in order.

@@ -28,17 +28,25 @@ pub(super) struct Line<'a> {
     escaped_slash: bool,
 }
 
+/// A searcher made once per process.
+macro_rules! finder {
+    ($needle:expr) => {{
+        static F: std::sync::LazyLock<memmem::Finder<'static>> = std::sync::LazyLock::new(|| memmem::Finder::new($needle));
+        &*F
+    }};
+}
+
 impl<'a> Line<'a> {
     /// `lower`: the raw line with ASCII letters lowercased.
     pub(super) fn new(lower: &'a [u8]) -> Line<'a> {
-        let opaque = memmem::find(lower, b"\\u").is_some() || memmem::find(lower, "\u{212a}".as_bytes()).is_some() || memmem::find(lower, "\u{130}".as_bytes()).is_some() || !arguments_are_objects(lower);
-        Line { lower, opaque, escaped_slash: memmem::find(lower, b"\\/").is_some() }
+        let opaque = finder!(b"\\u").find(lower).is_some() || finder!("\u{212a}".as_bytes()).find(lower).is_some() || finder!("\u{130}".as_bytes()).find(lower).is_some() || !arguments_are_objects(lower);
+        Line { lower, opaque, escaped_slash: finder!(b"\\/").find(lower).is_some() }
     }
 }
 
 /// Every `"arguments":` of the line is followed by an object.
 fn arguments_are_objects(line: &[u8]) -> bool {
-    for at in memmem::find_iter(line, b"\"arguments\"") {
+    for at in finder!(b"\"arguments\"").find_iter(line) {
         let rest = &line[at + 11..];
         let mut i = 0;
         while i < rest.len() && rest[i].is_ascii_whitespace() {
@@ -61,6 +69,17 @@ fn arguments_are_objects(line: &[u8]) -> bool {
 /// A term the raw line can answer for (see the module's list).
 pub(super) fn checkable(term: &str) -> bool {
     !term.is_empty() && term.bytes().all(|b| b.is_ascii() && !b.is_ascii_control() && !b.is_ascii_digit() && !b"\"\\,:[]{}".contains(&b))
+}
+
+/// False only when the entry's searchable text cannot hold every term of `terms` (lowercased,
+/// [`checkable`], each with its searcher). A line that shows every term as it is passes
+/// without its signs being read ([`Line::new`]): they matter only when a term is missing.
+pub(super) fn may_hold_all(terms: &[(&str, memmem::Finder<'_>)], lower: &[u8]) -> bool {
+    if terms.iter().all(|(_, f)| f.find(lower).is_some()) {
+        return true;
+    }
+    let line = Line::new(lower);
+    terms.iter().all(|(t, _)| may_hold(t, &line))
 }
 
 /// False only when the entry's searchable text cannot hold `term` (lowercased, [`checkable`]).
@@ -121,6 +140,7 @@ mod tests {
             if checkable(term) {
                 checked += 1;
                 assert!(may_hold(term, &l), "{term:?} is in the text of {line}");
+                assert!(may_hold_all(&[(term, memmem::Finder::new(term)), ("", memmem::Finder::new(""))], &lower), "{term:?} is in the text of {line}");
             }
         }
         checked
@@ -156,6 +176,18 @@ mod tests {
         assert!(!may_hold("xylophone", &line));
         let l = lines[1].to_ascii_lowercase();
         assert!(may_hold("edit true after", &Line::new(l.as_bytes())), "arguments that are not an object: no prefilter");
+        // Each sign that makes a line opaque, alone in a line; and `\/` for a term with a `/`.
+        let only = |content: &str| format!(r#"{{"type":"message","message":{{"role":"user","content":"{content} and more"}}}}"#).to_ascii_lowercase();
+        for (content, term) in [(r"\u0041BC", "abc"), ("\u{212a}ilo", "kilo"), ("and \u{130}stanbul", "and i"), (r"a\/b", "a/b")] {
+            let l = only(content);
+            assert!(may_hold(term, &Line::new(l.as_bytes())), "{term} in {content}");
+        }
+        let l = only(r"a\/b");
+        assert!(!may_hold("xylophone", &Line::new(l.as_bytes())), "an escaped slash opens the prefilter to terms with a / alone");
+        let l = only(r"a\nb \\u");
+        assert!(may_hold("zz", &Line::new(l.as_bytes())), "a backslash escaped, then u: opaque, as a search for the two bytes says");
+        let l = only("\u{2014} \u{100}");
+        assert!(!may_hold("zz", &Line::new(l.as_bytes())), "other characters of the same first bytes: not opaque");
         // Only the two characters whose lowercase is ASCII.
         let odd: Vec<char> = (0x80..=0x10ffffu32).filter_map(char::from_u32).filter(|c| c.to_lowercase().any(|l| l.is_ascii())).collect();
         assert_eq!(odd, vec!['\u{130}', '\u{212a}']);
