@@ -143,3 +143,25 @@ fn both_markdown_writers_carry_no_html_of_a_hostile_session() {
         assert!(code(&md).iter().any(|c| c.contains("<script>in a fence</script>")), "{name}: {:?}", code(&md));
     }
 }
+
+#[test]
+fn a_tab_before_a_fence_inside_a_fence_cannot_close_it_in_a_quote() {
+    // `\t~~~` inside a `~~~` fence is code (the tab reaches column 4); quoted as `> \t~~~` it
+    // was indented by two columns and closed the fence, and the `<script>` after it was live.
+    let text = ["<script>alert(1)</script>", "| a | b |\n|---|---|\n", "~~~", "\n", "\t", "~~~", "\n", "<script>alert(1)</script>"].concat();
+    let md = escape_html(&text);
+    assert!(raw_html(&md).is_empty(), "{md}");
+    let quoted: String = pi_session::text::markdown::lines(&md).map(|l| format!("> {l}\n")).collect();
+    assert!(raw_html(&quoted).is_empty(), "{quoted}");
+    assert_eq!(code(&md).len(), 1, "the fence still holds its lines: {md}");
+}
+
+#[test]
+fn a_fence_closed_with_a_tab_after_it_is_closed_for_every_reader() {
+    // CommonMark closes a fence at `` ```\t ``; pulldown-cmark read it as code, so the next
+    // fence closed it instead, and the `<script>` between was live.
+    let md = escape_html("```\n<script>alert(1)</script>\n```\t");
+    let after = format!("## User\n\n{md}\n\n## Assistant\n\n{md}\n\n");
+    assert!(raw_html(&after).is_empty(), "{after:?}");
+    assert_eq!(code(&after), ["<script>alert(1)</script>\n", "<script>alert(1)</script>\n"]);
+}

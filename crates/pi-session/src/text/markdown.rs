@@ -235,6 +235,27 @@ fn closes(line: &str, c: char, n: usize) -> bool {
     run >= n && t[run..].chars().all(|ch| ch == ' ' || ch == '\t')
 }
 
+/// A line inside a fence of `n` times `c` that does not close it, written so that it closes it
+/// nowhere: a line indented by a tab, then the fence, is code here (the tab reaches column 4)
+/// but would close the fence inside a block quote, where `> ` moves the tab stops (`> \t~~~`
+/// is indented by two columns). Its indent is written as the spaces it spans here; the rest of
+/// the line, and every other line, as it is.
+fn push_never_closing(o: &mut String, line: &str, c: char, n: usize) {
+    let indent = line.len() - line.trim_start_matches([' ', '\t']).len();
+    let (lead, rest) = line.split_at(indent);
+    if !lead.contains('\t') || !closes(rest, c, n) {
+        o.push_str(line);
+        return;
+    }
+    let mut col = 0;
+    for ch in lead.chars() {
+        let w = if ch == '\t' { 4 - col % 4 } else { 1 };
+        o.extend(std::iter::repeat_n(' ', w));
+        col += w;
+    }
+    o.push_str(rest);
+}
+
 /// True when a paragraph starting with `line` could be a link reference definition (or a
 /// footnote), whose destination or title may run on over the next lines, a fence line included.
 fn may_define_a_link(line: &str) -> bool {
@@ -265,9 +286,13 @@ pub fn escape_html(text: &str) -> String {
     let mut in_paragraph = false;
     for line in lines(text) {
         if let Some((c, n)) = open {
-            o.push_str(line);
             if closes(line, c, n) {
+                // Without what follows the fence: pulldown-cmark reads `` ```\t `` as a line of
+                // code (CommonMark as a close), and the two must agree.
+                o.push_str(line.trim_end_matches([' ', '\t']));
                 open = None;
+            } else {
+                push_never_closing(&mut o, line, c, n);
             }
         } else if let Some((c, n)) = opening_fence(line).filter(|_| !definition) {
             o.push_str(&line[..n]);
@@ -503,7 +528,9 @@ mod tests {
         assert_eq!(escape_html("```\n<b>"), "```\n<b>\n```");
         // Four spaces do not close a fence (CommonMark): what follows stays inside it.
         assert_eq!(escape_html("```\nx\n    ```\n<b>\n```\n<i>"), "```\nx\n    ```\n<b>\n```\n&lt;i&gt;");
-        assert_eq!(escape_html("```\nx\n   ``` \t\n<i>"), "```\nx\n   ``` \t\n&lt;i&gt;");
+        assert_eq!(escape_html("```\nx\n   ``` \t\n<i>"), "```\nx\n   ```\n&lt;i&gt;");
+        // A tab before a fence inside a fence: code here, and code inside a block quote too.
+        assert_eq!(escape_html("~~~\n\t~~~\n<i>\n \t~~~ \n\tx ~~~"), "~~~\n    ~~~\n<i>\n    ~~~ \n\tx ~~~\n~~~");
         // A link definition's title may run on over a fence line: no fence opens in it.
         assert_eq!(escape_html("[a]: /u '\n```\n<script>\n'"), "[a]: /u '\n\\`\\`\\`\n&lt;script&gt;\n'");
         assert_eq!(escape_html("[a]: /u\n\n```\n<i>\n```"), "[a]: /u\n\n```\n<i>\n```");
