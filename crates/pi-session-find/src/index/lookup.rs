@@ -292,10 +292,10 @@ pub(super) fn find(c: &Connection, db: &std::path::Path, q: &Query, limit: usize
     let mut span = c.prepare_cached("SELECT id, file_id, first, last FROM blocks WHERE id BETWEEN ?1 AND ?2 ORDER BY id DESC").map_err(at)?;
     let mut walk = if dense { Some(span.query([lo_b, hi_b]).map_err(at)?) } else { None };
     let mut ahead: Option<(i64, i64, i64, i64)> = None;
+    let mut lower = Vec::new();
     // The lines of the blocks read so far and not yet checked, newest first: checked on every
     // core once they make a batch (a query matching long tool outputs parses megabytes of
     // their text).
-    let mut lower = Vec::new();
     let mut batch = Batch { snippets: snippets.then_some(q.terms.as_slice()), ..Batch::default() };
     for &b in cands.iter().rev() {
         if hits.len() > limit {
