@@ -5,6 +5,9 @@
 //! files, other writers) goes to a map of its own. A 200,000-entry session's table is 4 MB
 //! instead of 8, so it is faster to fill, whether a file is read or a snapshot decoded, and
 //! every parent lookup compares one integer.
+//!
+//! The table is two halves, an id's half chosen by one bit of its hash, so that a fresh read's
+//! ids are mapped on two cores at its end ([`IdMap::insert_later`]).
 
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -14,8 +17,19 @@ use pi_session_format::entry::Id;
 /// id → entry index (see the module's documentation).
 #[derive(Debug, Clone, Default)]
 pub struct IdMap {
-    short: hashbrown::HashMap<u64, u32, BuildHasherDefault<PackedHasher>, HugePages>,
+    short: [Short; 2],
     other: hashbrown::HashMap<Id, u32, BuildHasherDefault<rustc_hash::FxHasher>>,
+}
+
+/// One half of the table of ids of pi's length.
+type Short = hashbrown::HashMap<u64, u32, BuildHasherDefault<PackedHasher>, HugePages>;
+
+/// The half of the table a packed id is in: a bit of its hash that neither the table's bucket
+/// (its low bits) nor its tag (the top 7) uses.
+#[inline]
+fn half(k: u64) -> usize {
+    use std::hash::BuildHasher;
+    (BuildHasherDefault::<PackedHasher>::default().hash_one(k) >> 40) as usize & 1
 }
 
 /// An 8-byte id as an integer (its bytes, little-endian); `None` for any other length.
@@ -73,7 +87,7 @@ impl IdMap {
     #[inline]
     pub fn get(&self, id: &str) -> Option<&u32> {
         match pack(id) {
-            Some(k) => self.short.get(&k),
+            Some(k) => self.short[half(k)].get(&k),
             None => self.other.get(id),
         }
     }
@@ -87,20 +101,20 @@ impl IdMap {
     #[inline]
     pub fn insert(&mut self, id: &str, i: u32) -> Option<u32> {
         match pack(id) {
-            Some(k) => self.short.insert(k, i),
+            Some(k) => self.short[half(k)].insert(k, i),
             None => self.other.insert(Id::from(id), i),
         }
     }
 
     pub fn remove(&mut self, id: &str) -> Option<u32> {
         match pack(id) {
-            Some(k) => self.short.remove(&k),
+            Some(k) => self.short[half(k)].remove(&k),
             None => self.other.remove(id),
         }
     }
 
     pub fn len(&self) -> usize {
-        self.short.len() + self.other.len()
+        self.short[0].len() + self.short[1].len() + self.other.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -109,7 +123,8 @@ impl IdMap {
 
     /// Room for `n` more ids of pi's length.
     pub fn reserve(&mut self, n: usize) {
-        self.short.reserve(n);
+        let each = half_of(n);
+        self.short.iter_mut().for_each(|t| t.reserve(each));
     }
 
     /// Maps `id` to `i` now, or, for an id of pi's length, leaves it in `later` (packed, in
@@ -125,54 +140,26 @@ impl IdMap {
         }
     }
 
-    /// Maps the ids left in `later` (in file order): grouped by the part of the table they
-    /// hash to, so the table fills a few kilobytes at a time. One by one in file order, each
-    /// insert touched two random places of a table bigger than the cache (a 200,000-entry
-    /// session's, 4 MB): 100–200 ns an id. Returns (entry index, index it had) for each id
-    /// that was mapped already, in file order; the later line wins, as when mapped one by one.
+    /// Maps the ids left in `later` (in file order), each half of the table on a core of its
+    /// own. Returns (entry index, index it had) for each id that was mapped already, in file
+    /// order; the later line wins, as when mapped one by one.
     pub(crate) fn insert_later(&mut self, later: Vec<(u64, u32)>) -> Vec<(u32, u32)> {
-        use std::hash::BuildHasher;
-        let mut had = Vec::new();
-        self.short.reserve(later.len());
-        let buckets = buckets_for(self.short.capacity());
-        // Groups of 64 buckets (1 kB of slots); a table of 1,024 buckets or fewer is in the cache.
-        let parts = (buckets / 64) as usize;
-        if parts <= 16 {
-            for (k, i) in later {
-                if let Some(p) = self.short.insert(k, i) {
-                    had.push((i, p));
-                }
-            }
-            return had;
-        }
-        let hasher = BuildHasherDefault::<PackedHasher>::default();
-        let part_of: Vec<u32> = later.iter().map(|&(k, _)| ((hasher.hash_one(k) & (buckets - 1)) >> 6) as u32).collect();
-        // A counting sort by group, stable: an id's lines stay in file order.
-        let mut start = vec![0u32; parts + 1];
-        for &p in &part_of {
-            start[p as usize + 1] += 1;
-        }
-        for g in 0..parts {
-            start[g + 1] += start[g];
-        }
-        let mut order = vec![(0u64, 0u32); later.len()];
-        for (&p, &pair) in part_of.iter().zip(&later) {
-            let at = &mut start[p as usize];
-            order[*at as usize] = pair;
-            *at += 1;
-        }
-        for (k, i) in order {
-            if let Some(p) = self.short.insert(k, i) {
-                had.push((i, p));
-            }
-        }
+        let [a, b] = &mut self.short;
+        let part = |h: usize| -> Vec<(u64, u32)> { later.iter().filter(|&&(k, _)| half(k) == h).copied().collect() };
+        // A few thousand ids are mapped sooner than a second core is woken.
+        let (mut had, more) = if later.len() < 1 << 14 {
+            (insert_grouped(a, part(0)), insert_grouped(b, part(1)))
+        } else {
+            rayon::join(|| insert_grouped(a, part(0)), || insert_grouped(b, part(1)))
+        };
+        had.extend(more);
         had.sort_unstable();
         had
     }
 
     /// Every (id, index), in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (Id, u32)> + '_ {
-        self.short.iter().map(|(&k, &i)| (unpack(k), i)).chain(self.other.iter().map(|(k, &i)| (k.clone(), i)))
+        self.short.iter().flatten().map(|(&k, &i)| (unpack(k), i)).chain(self.other.iter().map(|(k, &i)| (k.clone(), i)))
     }
 
     /// Every id, in no particular order.
@@ -180,14 +167,65 @@ impl IdMap {
         self.iter().map(|(k, _)| k)
     }
 
-    /// The bucket where the short table of a map reserved for `n` ids looks for `id` first.
-    /// The snapshot writes its ids in this order, so that decoding fills the table front to
-    /// back. `None` for an id of another length.
+    /// The half and the bucket where the table of a map reserved for `n` ids looks for `id`
+    /// first, as one number. The snapshot writes its ids in this order, so that decoding fills
+    /// each half front to back. `None` for an id of another length.
     pub(crate) fn slot_of(id: &str, n: usize) -> Option<u64> {
         use std::hash::BuildHasher;
         let k = pack(id)?;
-        Some(BuildHasherDefault::<PackedHasher>::default().hash_one(k) & (buckets_for(n) - 1))
+        let bucket = BuildHasherDefault::<PackedHasher>::default().hash_one(k) & (buckets_for(half_of(n)) - 1);
+        Some((half(k) as u64) << 48 | bucket)
     }
+}
+
+/// Room in each half for a map of `n` ids: half of them, and a margin of three standard
+/// deviations of how they fall (about 1,350 ids for 200,000).
+fn half_of(n: usize) -> usize {
+    n / 2 + 3 * (n as f64).sqrt() as usize / 2 + 8
+}
+
+/// Maps `later` (packed ids of one half, in file order) into `table`, grouped by the part of
+/// the table they hash to, so the table fills a few kilobytes at a time. One by one in file
+/// order, each insert touched two random places of a table bigger than the cache (a
+/// 200,000-entry session's, 4 MB): 100–200 ns an id. Returns (entry index, index it had) for
+/// each id that was mapped already, in no particular order.
+fn insert_grouped(table: &mut Short, later: Vec<(u64, u32)>) -> Vec<(u32, u32)> {
+    use std::hash::BuildHasher;
+    let mut had = Vec::new();
+    table.reserve(later.len());
+    let buckets = buckets_for(table.capacity());
+    // Groups of 64 buckets (1 kB of slots); a table of 1,024 buckets or fewer is in the cache.
+    let parts = (buckets / 64) as usize;
+    if parts <= 16 {
+        for (k, i) in later {
+            if let Some(p) = table.insert(k, i) {
+                had.push((i, p));
+            }
+        }
+        return had;
+    }
+    let hasher = BuildHasherDefault::<PackedHasher>::default();
+    let part_of: Vec<u32> = later.iter().map(|&(k, _)| ((hasher.hash_one(k) & (buckets - 1)) >> 6) as u32).collect();
+    // A counting sort by group, stable: an id's lines stay in file order.
+    let mut start = vec![0u32; parts + 1];
+    for &p in &part_of {
+        start[p as usize + 1] += 1;
+    }
+    for g in 0..parts {
+        start[g + 1] += start[g];
+    }
+    let mut order = vec![(0u64, 0u32); later.len()];
+    for (&p, &pair) in part_of.iter().zip(&later) {
+        let at = &mut start[p as usize];
+        order[*at as usize] = pair;
+        *at += 1;
+    }
+    for (k, i) in order {
+        if let Some(p) = table.insert(k, i) {
+            had.push((i, p));
+        }
+    }
+    had
 }
 
 /// Buckets of a table reserved for `n` ids (the table holds 7/8 of its buckets).
@@ -287,6 +325,8 @@ mod tests {
             assert_eq!(had, had_one, "n = {n}");
             assert!(n < 5_000 || !had.is_empty());
             assert_eq!(bulk.len(), one.len());
+            // Both halves of the table hold ids (past 16,384 ids they are filled at once).
+            assert!(bulk.short.iter().all(|t| t.len() > n / 3), "{} + {}", bulk.short[0].len(), bulk.short[1].len());
             for id in &ids {
                 assert_eq!(bulk.get(id), one.get(id), "{id}");
             }
@@ -304,3 +344,4 @@ mod tests {
         assert_eq!(m.len(), 100_000);
     }
 }
+
